@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/mongobench/mongobench/internal/metrics"
+	"github.com/mongobench/mongobench/internal/runner"
+)
+
+// newObserver picks the live output: a progress bar on a terminal, one plain
+// line per interval otherwise (logs, CI), nothing with --quiet.
+func newObserver(st *State, quiet bool) runner.Observer {
+	switch {
+	case quiet:
+		return nil
+	case st.StderrIsTerminal && st.Getenv("CI") == "":
+		return &barObserver{w: st.Stderr}
+	default:
+		return &lineObserver{w: st.Stderr}
+	}
+}
+
+// intervalRate sums an interval's operations and documents per second and
+// finds its worst p99, for one-line progress.
+func intervalRate(iv metrics.Interval) (opsPerSec, docsPerSec float64, errs int64, worstP99 float64) {
+	secs := iv.End.Sub(iv.Start).Seconds()
+
+	var ops, docs int64
+
+	for _, o := range iv.Ops {
+		ops += o.Count
+		docs += o.Docs
+
+		for _, n := range o.Errors {
+			errs += n
+		}
+
+		if o.Count > 0 {
+			worstP99 = max(worstP99, metrics.Summarize(o.Hist).P99)
+		}
+	}
+
+	if secs > 0 {
+		opsPerSec = float64(ops) / secs
+		docsPerSec = float64(docs) / secs
+	}
+
+	return opsPerSec, docsPerSec, errs, worstP99
+}
+
+// lineObserver prints one status line per interval.
+type lineObserver struct {
+	w        io.Writer
+	loaded   int64
+	interval int
+}
+
+func (o *lineObserver) PhaseStarted(p runner.Phase) {
+	o.loaded = 0
+
+	switch {
+	case p.Docs > 0:
+		fmt.Fprintf(o.w, "[%s] inserting %d documents with %d workers\n", p.Name, p.Docs, p.Concurrency)
+	default:
+		fmt.Fprintf(o.w, "[%s] %d workers, %s\n", p.Name, p.Concurrency, planText(p))
+	}
+}
+
+func (o *lineObserver) Warmup(p runner.Phase, remaining time.Duration) {
+	fmt.Fprintf(o.w, "[%s] warming up, %s left (not measured)\n", p.Name, remaining.Round(time.Second))
+}
+
+func (o *lineObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed time.Duration) {
+	ops, docs, errs, p99 := intervalRate(iv)
+
+	if p.Docs > 0 {
+		for _, op := range iv.Ops {
+			o.loaded += op.Docs
+		}
+
+		fmt.Fprintf(o.w, "[%s] %s  %d/%d documents  %.0f docs/s  errors %d\n",
+			p.Name, elapsed.Round(time.Second), o.loaded, p.Docs, docs, errs)
+
+		return
+	}
+
+	total := ""
+	if p.Duration > 0 {
+		total = "/" + p.Duration.String()
+	}
+
+	fmt.Fprintf(o.w, "[%s] %s%s  %.0f ops/s  worst p99 %s  errors %d\n",
+		p.Name, elapsed.Round(time.Second), total, ops, formatMicros(p99), errs)
+}
+
+func (o *lineObserver) PhaseEnded(p runner.Phase, r *runner.PhaseResult) {
+	fmt.Fprintf(o.w, "[%s] %s after %s\n", p.Name, r.Status, r.Elapsed.Round(time.Millisecond))
+}
+
+// planText describes when a phase ends.
+func planText(p runner.Phase) string {
+	s := ""
+	if p.Warmup > 0 {
+		s = p.Warmup.String() + " warm-up, then "
+	}
+
+	switch {
+	case p.Duration > 0 && p.MaxOps > 0:
+		return s + fmt.Sprintf("%s or %d operations, whichever comes first", p.Duration, p.MaxOps)
+	case p.Duration > 0:
+		return s + p.Duration.String()
+	default:
+		return s + fmt.Sprintf("%d operations", p.MaxOps)
+	}
+}
+
+// barObserver draws one progress bar per phase.
+type barObserver struct {
+	w      io.Writer
+	p      *mpb.Progress
+	bar    *mpb.Bar
+	status atomic.Value // string shown after the bar
+	loaded int64
+}
+
+func (o *barObserver) PhaseStarted(p runner.Phase) {
+	o.p = mpb.New(mpb.WithOutput(o.w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
+	o.loaded = 0
+	o.status.Store("starting")
+
+	total := int64(p.Duration / time.Millisecond)
+
+	switch {
+	case p.Docs > 0:
+		total = p.Docs
+	case p.Duration == 0:
+		total = p.MaxOps
+	}
+
+	o.bar = o.p.AddBar(max(total, 1),
+		mpb.PrependDecorators(decor.Name(fmt.Sprintf("%-12s", p.Name))),
+		mpb.AppendDecorators(
+			decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace),
+			decor.Any(func(decor.Statistics) string { return "  " + o.status.Load().(string) }),
+		),
+	)
+}
+
+func (o *barObserver) Warmup(_ runner.Phase, remaining time.Duration) {
+	o.status.Store(fmt.Sprintf("warming up, %s left (not measured)", remaining.Round(time.Second)))
+}
+
+func (o *barObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed time.Duration) {
+	ops, docs, errs, p99 := intervalRate(iv)
+
+	switch {
+	case p.Docs > 0:
+		for _, op := range iv.Ops {
+			o.loaded += op.Docs
+		}
+
+		o.bar.SetCurrent(o.loaded)
+		o.status.Store(fmt.Sprintf("%d/%d docs  %.0f docs/s  errors %d", o.loaded, p.Docs, docs, errs))
+	case p.Duration > 0:
+		o.bar.SetCurrent(int64(elapsed / time.Millisecond))
+		o.status.Store(fmt.Sprintf("%s left  %.0f ops/s  worst p99 %s  errors %d",
+			(p.Duration - elapsed).Round(time.Second), ops, formatMicros(p99), errs))
+	default:
+		var n int64
+		for _, op := range iv.Ops {
+			n += op.Count
+		}
+
+		o.bar.IncrInt64(n)
+		o.status.Store(fmt.Sprintf("%.0f ops/s  worst p99 %s  errors %d", ops, formatMicros(p99), errs))
+	}
+}
+
+func (o *barObserver) PhaseEnded(_ runner.Phase, r *runner.PhaseResult) {
+	o.status.Store(string(r.Status))
+
+	if r.Status == runner.StatusCompleted {
+		o.bar.SetTotal(-1, true)
+	} else {
+		o.bar.Abort(false)
+	}
+
+	o.p.Wait()
+}
+
+// formatMicros formats a latency in microseconds with a human unit.
+func formatMicros(us float64) string {
+	switch {
+	case us < 1000:
+		return fmt.Sprintf("%.0fµs", us)
+	case us < 1e6:
+		return fmt.Sprintf("%.2fms", us/1000)
+	default:
+		return fmt.Sprintf("%.2fs", us/1e6)
+	}
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, as documented in the README.
+const (
+	// ExitOK means success.
+	ExitOK = 0
+
+	// ExitFailed means the run failed, was interrupted or aborted, or had
+	// more errors than the workload allows.
+	ExitFailed = 1
+
+	// ExitBadInput means bad usage, workload file or URI.
+	ExitBadInput = 2
+
+	// ExitForced is used when a second interrupt ends the process at once.
+	ExitForced = 130
+)
+
+// exitError carries an exit code through cobra's error return. Its message
+// has already been printed when msg is empty.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// badInput returns an error that exits with code 2 after printing msg.
+func badInput(format string, args ...any) error {
+	return &exitError{code: ExitBadInput, msg: fmt.Sprintf(format, args...)}
+}
+
+// failed returns an error that exits with code 1 after printing msg.
+func failed(format string, args ...any) error {
+	return &exitError{code: ExitFailed, msg: fmt.Sprintf(format, args...)}
+}
+
+// Main runs the command line in st and returns the process exit code.
+func Main(st *State) int {
+	defer func() {
+		if st.StopSignals != nil {
+			st.StopSignals()
+		}
+	}()
+
+	root := newRootCommand(st)
+	root.SetArgs(st.Args)
+
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(st.Stderr, "Error:", ee.msg)
+		}
+
+		return ee.code
+	}
+
+	// Anything else comes from cobra itself: unknown command or flag.
+	fmt.Fprintln(st.Stderr, "Error:", err)
+	fmt.Fprintln(st.Stderr, "Run 'mongobench --help' for usage.")
+
+	return ExitBadInput
+}
+
+func newRootCommand(st *State) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mongobench",
+		Short: "A performance lab for MongoDB and servers that speak its wire protocol",
+		Long: `mongobench runs declarative workload files against MongoDB-compatible servers
+(MongoDB, FerretDB, DocumentDB, Cosmos DB for MongoDB) and reports latency
+percentiles from HdrHistograms, throughput and errors by kind.
+
+Without --uri it starts an embedded FerretDB (SQLite backend) so that a first
+result needs no server; numbers from it describe FerretDB on SQLite, not MongoDB.
+
+Exit codes: 0 success; 1 run failed, was interrupted, or had more errors than
+the workload allows; 2 bad input (usage, workload file, URI).`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       Version(),
+	}
+
+	root.SetOut(st.Stdout)
+	root.SetErr(st.Stderr)
+	root.SetVersionTemplate("mongobench {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return badInput("%v\nRun '%s --help' for usage.", err, c.CommandPath())
+	})
+
+	root.AddCommand(
+		newRunCommand(st),
+		newValidateCommand(st),
+		newVersionCommand(st),
+	)
+
+	return root
+}
+
+// Version is mongobench's version: the module version when built from a
+// tagged module, "devel" plus the VCS revision when known.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel-" + s.Value[:12]
+		}
+	}
+
+	return "devel"
+}

@@ -1,0 +1,100 @@
+// Package cli implements mongobench's commands. All access to the operating
+// system (arguments, standard streams, environment, signals, exit) goes
+// through a State, so that commands run end to end in-process in tests.
+package cli
+
+import (
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// State is everything a command may take from or give to the operating
+// system.
+type State struct {
+	// Args are the command-line arguments without the program name.
+	Args []string
+
+	// Stdout receives results (tables); Stderr receives progress and
+	// messages, so that results can be piped.
+	Stdout io.Writer
+	Stderr io.Writer
+
+	// Getenv reads an environment variable.
+	Getenv func(key string) string
+
+	// StderrIsTerminal enables the live progress bar.
+	StderrIsTerminal bool
+
+	// Signals delivers interrupt requests (Ctrl-C, SIGTERM). The first one
+	// stops a run gracefully; the second exits at once through Exit.
+	Signals <-chan os.Signal
+
+	// StopSignals releases the signal subscription.
+	StopSignals func()
+
+	// Exit ends the process; only the second interrupt uses it, since
+	// commands otherwise return their exit code.
+	Exit func(code int)
+
+	// Now is the clock used for file names and timestamps.
+	Now func() time.Time
+
+	// hooks run on a forced exit (second interrupt), when deferred cleanup
+	// will not run: they remove temporary directories.
+	hooksMu sync.Mutex
+	hooks   []func()
+}
+
+// onHardExit registers a cleanup for a forced exit and returns a function
+// that unregisters it once the normal cleanup has run.
+func (st *State) onHardExit(f func()) func() {
+	st.hooksMu.Lock()
+	defer st.hooksMu.Unlock()
+
+	i := len(st.hooks)
+	st.hooks = append(st.hooks, f)
+
+	return func() {
+		st.hooksMu.Lock()
+		defer st.hooksMu.Unlock()
+
+		st.hooks[i] = nil
+	}
+}
+
+func (st *State) runHardExitHooks() {
+	st.hooksMu.Lock()
+	hooks := st.hooks
+	st.hooks = nil
+	st.hooksMu.Unlock()
+
+	for _, f := range hooks {
+		if f != nil {
+			f()
+		}
+	}
+}
+
+// NewOSState returns the State of the real process.
+func NewOSState() *State {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+
+	return &State{
+		Args:             os.Args[1:],
+		Stdout:           os.Stdout,
+		Stderr:           os.Stderr,
+		Getenv:           os.Getenv,
+		StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())), //nolint:gosec // file descriptors fit in int
+		Signals:          sig,
+		StopSignals:      func() { signal.Stop(sig) },
+		Exit:             os.Exit,
+		Now:              time.Now,
+	}
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mongobench/mongobench/internal/datagen"
+	"github.com/mongobench/mongobench/internal/op"
+	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/yamlpos"
+)
+
+func newValidateCommand(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate WORKLOAD.yaml...",
+		Short: "Check workload files without touching any server",
+		Long: `validate parses each workload file strictly, checks its fields and compiles its
+document templates, and prints every problem as file:line:column: field: message.
+It exits with code 2 if any file has a problem.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			bad := 0
+
+			for _, path := range args {
+				if _, errs := loadWorkload(path, nil); len(errs) > 0 {
+					bad++
+
+					for _, err := range errs {
+						fmt.Fprintln(st.Stderr, err)
+					}
+
+					continue
+				}
+
+				fmt.Fprintf(st.Stdout, "%s: ok\n", path)
+			}
+
+			if bad > 0 {
+				return &exitError{code: ExitBadInput, msg: fmt.Sprintf("%d of %d workload files have problems", bad, len(args))}
+			}
+
+			return nil
+		},
+	}
+}
+
+// compiled is a parsed workload with its templates compiled.
+type compiled struct {
+	spec  *workload.Spec
+	env   *datagen.Env
+	ops   []*op.Operation
+	loads []*op.Load
+}
+
+// loadWorkload reads, validates and compiles a workload file. seed, when not
+// nil, overrides the file's seed.
+func loadWorkload(path string, seed *int64) (*compiled, []error) {
+	spec, errs := workload.ReadFile(path)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+
+	if seed != nil {
+		spec.Seed = *seed
+	}
+
+	env, errs := datagen.NewEnv(spec.Seed, spec.Vars, "vars")
+	if len(errs) > 0 {
+		return nil, yamlpos.WithFile(path, errs)
+	}
+
+	ops, errs := op.Compile(spec, env)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+
+	loads, errs := op.CompileLoad(spec, env)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+
+	return &compiled{spec: spec, env: env, ops: ops, loads: loads}, nil
+}

@@ -1,0 +1,109 @@
+// Package op turns the operations of a workload file into functions that run
+// them against a database with the official driver.
+//
+// Compiling (templates, options) is separate from binding to a database so
+// that `mongobench validate` checks everything without a server, and so that
+// the per-call work on the load engine's hot path is only generating values
+// and calling the driver.
+package op
+
+import (
+	"context"
+
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"gopkg.in/yaml.v3"
+
+	"github.com/mongobench/mongobench/internal/datagen"
+	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/yamlpos"
+)
+
+// Func runs an operation once with the worker's generator scope. It returns
+// the number of documents returned or written.
+type Func func(ctx context.Context, s *datagen.Scope) (docs int64, err error)
+
+// Operation is a compiled operation, ready to be bound to a database.
+type Operation struct {
+	// Spec is the operation as written in the workload file.
+	Spec *workload.Operation
+
+	// Weight is the share of the operation in a weighted mix.
+	Weight float64
+
+	// Timeout bounds one execution.
+	Timeout time.Duration
+
+	document, filter, projection, sort, pipeline, update, replacement, command *datagen.Template
+
+	indexes []mongo.IndexModel
+}
+
+// Name is the operation's label in results.
+func (o *Operation) Name() string { return o.Spec.Name }
+
+// Compile compiles every operation of the spec. All problems are returned
+// at once as positioned errors.
+func Compile(spec *workload.Spec, env *datagen.Env) ([]*Operation, []error) {
+	var errs []error
+
+	ops := make([]*Operation, 0, len(spec.Operations))
+
+	for i := range spec.Operations {
+		o, e := compileOne(spec, env, i)
+		errs = append(errs, e...)
+		ops = append(ops, o)
+	}
+
+	if len(errs) > 0 {
+		yamlpos.Sort(errs)
+		return nil, yamlpos.WithFile(spec.File(), errs)
+	}
+
+	return ops, nil
+}
+
+func compileOne(spec *workload.Spec, env *datagen.Env, i int) (*Operation, []error) {
+	so := &spec.Operations[i]
+	p := yamlpos.Index("operations", i)
+
+	o := &Operation{Spec: so, Weight: so.WeightOf(), Timeout: so.Timeout.D()}
+
+	if wc := so.WriteConcern; wc != nil && wc.WTimeout > 0 && wc.WTimeout.D() < o.Timeout {
+		// Driver v2 has no server-side wtimeout; the bound is enforced on
+		// the client, as the driver's own migration guide recommends.
+		o.Timeout = wc.WTimeout.D()
+	}
+
+	var errs []error
+
+	for _, f := range []struct {
+		dst   **datagen.Template
+		node  *yaml.Node
+		field string
+	}{
+		{&o.document, so.Document, "document"},
+		{&o.filter, so.Filter, "filter"},
+		{&o.projection, so.Projection, "projection"},
+		{&o.sort, so.Sort, "sort"},
+		{&o.pipeline, so.Pipeline, "pipeline"},
+		{&o.update, so.Update, "update"},
+		{&o.replacement, so.Replacement, "replacement"},
+		{&o.command, so.Command, "command"},
+	} {
+		if f.node == nil {
+			continue
+		}
+
+		t, e := env.Compile(f.node, yamlpos.Field(p, f.field))
+		errs = append(errs, e...)
+		*f.dst = t
+	}
+
+	if so.Op == workload.KindCreateIndexes {
+		o.indexes = IndexModels(spec, so.Collection, so.Indexes)
+	}
+
+	return o, errs
+}

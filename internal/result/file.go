@@ -1,0 +1,131 @@
+package result
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/mongobench/mongobench/internal/redact"
+)
+
+// WriteFile writes r to path as indented JSON, atomically: the data goes to
+// a temporary file in the same directory, which is synced and then renamed
+// over path, so readers see either the old file or the complete new one and
+// a failed write never leaves a partial file behind. Missing parent
+// directories are created.
+//
+// The target URI is redacted once more on the way out, and a zero
+// SchemaVersion is written as SchemaVersion; r itself is not modified.
+func WriteFile(path string, r *Result) error {
+	if r == nil {
+		return fmt.Errorf("write results file %s: nil result", path)
+	}
+	out := *r
+	switch out.SchemaVersion {
+	case 0:
+		out.SchemaVersion = SchemaVersion
+	case SchemaVersion:
+	default:
+		return fmt.Errorf("write results file %s: schema_version %d, this mongobench writes only version %d",
+			path, out.SchemaVersion, SchemaVersion)
+	}
+	out.Target.URI = redact.URI(out.Target.URI)
+
+	data, err := json.MarshalIndent(&out, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write results file %s: %w", path, err)
+	}
+	data = append(data, '\n')
+	return writeAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomic creates path with the content produced by write, using a
+// synced temporary file and a rename. On any error the temporary file is
+// removed and path is untouched.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write results file %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write results file %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close() // may already be closed; the error is irrelevant then
+			_ = os.Remove(tmp)
+			err = fmt.Errorf("write results file %s: %w", path, err)
+		}
+	}()
+
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a completed rename durable by syncing the directory. It is
+// best effort: the new file is already in place, and some platforms cannot
+// sync directories at all.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// ReadFile reads and parses a results file. It rejects files without a
+// schema_version or with a version other than SchemaVersion, naming the file
+// in the error, rather than misreading them. It does not verify the
+// numbers; call Check for that.
+func ReadFile(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read results file: %w", err)
+	}
+	var head struct {
+		SchemaVersion *int `json:"schema_version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("results file %s is not valid JSON: %w", path, err)
+	}
+	switch {
+	case head.SchemaVersion == nil:
+		return nil, fmt.Errorf("results file %s has no schema_version; it is not a mongobench results file", path)
+	case *head.SchemaVersion != SchemaVersion:
+		return nil, fmt.Errorf("results file %s has schema_version %d, but this mongobench reads only version %d; use the mongobench release that wrote it",
+			path, *head.SchemaVersion, SchemaVersion)
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return nil, fmt.Errorf("results file %s: field %s has the wrong type: %w", path, typeErr.Field, err)
+		}
+		return nil, fmt.Errorf("results file %s: %w", path, err)
+	}
+	return &r, nil
+}

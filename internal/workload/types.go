@@ -1,0 +1,127 @@
+package workload
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mongobench/mongobench/internal/yamlpos"
+)
+
+// Duration is a time.Duration written as "15s", "500ms" or "1m30s".
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// String formats the duration the way it is written in workload files.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes the duration as a string, so results stay readable.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+func (d *Duration) decodeNode(n *yaml.Node, path string) *yamlpos.Error {
+	if n.Kind != yaml.ScalarNode {
+		return yamlpos.At(n, path, "must be a duration such as 15s or 500ms")
+	}
+
+	if n.Tag == "!!int" && n.Value == "0" {
+		*d = 0
+		return nil
+	}
+
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return yamlpos.At(n, path, "%q is not a duration (write it with a unit, such as 15s or 500ms)", n.Value)
+	}
+
+	if v < 0 {
+		return yamlpos.At(n, path, "must not be negative")
+	}
+
+	*d = Duration(v)
+
+	return nil
+}
+
+// W is a write concern's w: a number of members or a tag such as "majority".
+type W struct {
+	// N is the number of members, used when Tag is empty.
+	N int
+
+	// Tag is "majority" or a custom tag set name.
+	Tag string
+}
+
+// String formats w as MongoDB shows it.
+func (w W) String() string {
+	if w.Tag != "" {
+		return w.Tag
+	}
+
+	return strconv.Itoa(w.N)
+}
+
+// MarshalJSON writes w as a number or a string, as MongoDB does.
+func (w W) MarshalJSON() ([]byte, error) {
+	if w.Tag != "" {
+		return json.Marshal(w.Tag)
+	}
+
+	return json.Marshal(w.N)
+}
+
+func (w *W) decodeNode(n *yaml.Node, path string) *yamlpos.Error {
+	if n.Kind != yaml.ScalarNode {
+		return yamlpos.At(n, path, `must be a number of members or a tag such as "majority"`)
+	}
+
+	switch n.Tag {
+	case "!!int":
+		var i int
+		if err := n.Decode(&i); err != nil || i < 0 {
+			return yamlpos.At(n, path, "must be a number >= 0")
+		}
+
+		*w = W{N: i}
+	case "!!str":
+		if n.Value == "" {
+			return yamlpos.At(n, path, "must not be empty")
+		}
+
+		*w = W{Tag: n.Value}
+	default:
+		return yamlpos.At(n, path, `must be a number of members or a tag such as "majority", not %s`, describe(n))
+	}
+
+	return nil
+}
+
+// Label is a short human-readable form used in tables, e.g. "w:1,j:true".
+func (wc *WriteConcern) Label() string {
+	if wc == nil {
+		return "default"
+	}
+
+	s := ""
+	if wc.W != nil {
+		s = "w:" + wc.W.String()
+	}
+
+	if wc.J != nil {
+		if s != "" {
+			s += ","
+		}
+
+		s += fmt.Sprintf("j:%t", *wc.J)
+	}
+
+	if s == "" {
+		return "default"
+	}
+
+	return s
+}
