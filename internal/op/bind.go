@@ -40,7 +40,6 @@ func (o *Operation) Bind(db *mongo.Database) Func {
 	return func(ctx context.Context, s *datagen.Scope) (int64, error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		return run(ctx, s)
 
 		return run(ctx, s)
 	}
