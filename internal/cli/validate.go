@@ -65,7 +65,7 @@ func loadWorkload(path string, seed *int64) (*compiled, []error) {
 		spec.Seed = *seed
 	}
 
-	env, errs := datagen.NewEnv(spec.Seed, spec.Vars, "vars")
+	env, errs := datagen.NewEnv(spec.Seed, spec.Vars.Node(), "vars")
 	if len(errs) > 0 {
 		return nil, yamlpos.WithFile(path, errs)
 	}

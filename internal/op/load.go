@@ -31,7 +31,7 @@ func CompileLoad(spec *workload.Spec, env *datagen.Env) ([]*Load, []error) {
 
 	for i := range spec.Load {
 		ls := &spec.Load[i]
-		t, e := env.Compile(ls.Document, yamlpos.Field(yamlpos.Index("load", i), "document"))
+		t, e := env.Compile(ls.Document.Node(), yamlpos.Field(yamlpos.Index("load", i), "document"))
 		errs = append(errs, e...)
 		loads = append(loads, &Load{Spec: ls, document: t})
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"gopkg.in/yaml.v3"
 
 	"github.com/mongobench/mongobench/internal/datagen"
 	"github.com/mongobench/mongobench/internal/workload"
@@ -80,7 +79,7 @@ func compileOne(spec *workload.Spec, env *datagen.Env, i int) (*Operation, []err
 
 	for _, f := range []struct {
 		dst   **datagen.Template
-		node  *yaml.Node
+		node  *workload.Template
 		field string
 	}{
 		{&o.document, so.Document, "document"},
@@ -96,7 +95,7 @@ func compileOne(spec *workload.Spec, env *datagen.Env, i int) (*Operation, []err
 			continue
 		}
 
-		t, e := env.Compile(f.node, yamlpos.Field(p, f.field))
+		t, e := env.Compile(f.node.Node(), yamlpos.Field(p, f.field))
 		errs = append(errs, e...)
 		*f.dst = t
 	}

@@ -24,7 +24,7 @@ func IndexModels(spec *workload.Spec, collection string, names []string) []mongo
 		}
 
 		for _, idx := range c.Indexes {
-			keys, err := workload.IndexKeys(idx.Keys, "")
+			keys, err := workload.IndexKeys(idx.Keys.Node(), "")
 			if err != nil {
 				continue
 			}

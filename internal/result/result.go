@@ -88,6 +88,10 @@ type Workload struct {
 	// value is accepted; ReadFile returns it as generic JSON values
 	// (map[string]any, []any, float64, ...).
 	Spec any `json:"spec"`
+	// Source is the workload file's text as it was when the run started, so
+	// that a run can be traced to, and repeated from, exactly what produced
+	// it, comments included.
+	Source string `json:"source,omitempty"`
 }
 
 // Target describes the measured server.

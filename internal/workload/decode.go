@@ -18,7 +18,7 @@ type nodeDecoder interface {
 }
 
 var (
-	nodeType        = reflect.TypeFor[*yaml.Node]()
+	templateType    = reflect.TypeFor[*Template]()
 	nodeDecoderType = reflect.TypeFor[nodeDecoder]()
 )
 
@@ -48,9 +48,9 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		d.nodes[path] = n
 	}
 
-	if v.Type() == nodeType {
+	if v.Type() == templateType {
 		if !isNull(n) {
-			v.Set(reflect.ValueOf(n))
+			v.Set(reflect.ValueOf((*Template)(n)))
 		}
 
 		return

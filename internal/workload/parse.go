@@ -81,7 +81,7 @@ func Parse(file string, data []byte) (*Spec, []error) {
 
 	root := doc.Content[0]
 
-	s := &Spec{file: file}
+	s := &Spec{file: file, source: data}
 	d := &decoder{nodes: map[string]*yaml.Node{"": root}}
 	d.decode(root, reflect.ValueOf(s).Elem(), "")
 

@@ -31,7 +31,7 @@ type Spec struct {
 	// Vars are iteration variables: templates evaluated at most once per
 	// iteration, so that two operations of one iteration can share a value
 	// (search for the error just created).
-	Vars *yaml.Node `yaml:"vars" json:"vars,omitempty"`
+	Vars *Template `yaml:"vars" json:"vars,omitempty"`
 
 	// Collections declares the collections with their options and indexes.
 	Collections []Collection `yaml:"collections" json:"collections"`
@@ -51,6 +51,9 @@ type Spec struct {
 
 	// file is the name used in messages.
 	file string
+
+	// source is the file's text.
+	source []byte
 }
 
 // Collection is one collection of the workload's database.
@@ -80,7 +83,7 @@ type Index struct {
 	Name string `yaml:"name" json:"name,omitempty"`
 
 	// Keys is kept as a node because its order matters.
-	Keys *yaml.Node `yaml:"keys" json:"keys"`
+	Keys *Template `yaml:"keys" json:"keys"`
 
 	// Unique rejects documents with duplicate keys.
 	Unique bool `yaml:"unique" json:"unique,omitempty"`
@@ -107,7 +110,7 @@ type LoadStep struct {
 	Concurrency int `yaml:"concurrency" json:"concurrency"`
 
 	// Document is the template of each inserted document.
-	Document *yaml.Node `yaml:"document" json:"document"`
+	Document *Template `yaml:"document" json:"document"`
 }
 
 // Run configures the measured phase.
@@ -160,7 +163,7 @@ type Operation struct {
 	Collection string `yaml:"collection" json:"collection,omitempty"`
 
 	// Document is the template inserted by insertOne and insertMany.
-	Document *yaml.Node `yaml:"document" json:"document,omitempty"`
+	Document *Template `yaml:"document" json:"document,omitempty"`
 
 	// BatchSize is the number of documents of an insertMany, or the
 	// cursor batch size of a find.
@@ -170,13 +173,13 @@ type Operation struct {
 	Ordered *bool `yaml:"ordered" json:"ordered,omitempty"`
 
 	// Filter selects documents.
-	Filter *yaml.Node `yaml:"filter" json:"filter,omitempty"`
+	Filter *Template `yaml:"filter" json:"filter,omitempty"`
 
 	// Projection selects fields of returned documents.
-	Projection *yaml.Node `yaml:"projection" json:"projection,omitempty"`
+	Projection *Template `yaml:"projection" json:"projection,omitempty"`
 
 	// Sort orders returned documents.
-	Sort *yaml.Node `yaml:"sort" json:"sort,omitempty"`
+	Sort *Template `yaml:"sort" json:"sort,omitempty"`
 
 	// Limit caps the number of documents.
 	Limit int64 `yaml:"limit" json:"limit,omitempty"`
@@ -185,20 +188,20 @@ type Operation struct {
 	Skip int64 `yaml:"skip" json:"skip,omitempty"`
 
 	// Pipeline is an aggregation pipeline.
-	Pipeline *yaml.Node `yaml:"pipeline" json:"pipeline,omitempty"`
+	Pipeline *Template `yaml:"pipeline" json:"pipeline,omitempty"`
 
 	// Update is an update document or an update pipeline.
-	Update *yaml.Node `yaml:"update" json:"update,omitempty"`
+	Update *Template `yaml:"update" json:"update,omitempty"`
 
 	// Replacement is replaceOne's new document.
-	Replacement *yaml.Node `yaml:"replacement" json:"replacement,omitempty"`
+	Replacement *Template `yaml:"replacement" json:"replacement,omitempty"`
 
 	// Upsert inserts when nothing matches.
 	Upsert bool `yaml:"upsert" json:"upsert,omitempty"`
 
 	// Command is runCommand's command document, run on the workload's
 	// database.
-	Command *yaml.Node `yaml:"command" json:"command,omitempty"`
+	Command *Template `yaml:"command" json:"command,omitempty"`
 
 	// Indexes names the declared indexes createIndexes creates (default:
 	// all indexes declared for the collection).
@@ -275,6 +278,9 @@ func IsRead(kind string) bool {
 
 	return false
 }
+
+// Source returns the text the spec was parsed from.
+func (s *Spec) Source() []byte { return s.source }
 
 // File returns the file name the spec was parsed from.
 func (s *Spec) File() string { return s.file }

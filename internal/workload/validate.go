@@ -195,7 +195,7 @@ func (v *validator) collections() map[string]*Collection {
 }
 
 func (v *validator) index(p string, idx Index, names map[string]bool) {
-	keys, err := IndexKeys(idx.Keys, yamlpos.Field(p, "keys"))
+	keys, err := IndexKeys(idx.Keys.Node(), yamlpos.Field(p, "keys"))
 	if err != nil {
 		err.File = v.s.file
 		v.errs = append(v.errs, err)
@@ -391,7 +391,7 @@ func (v *validator) operationValues(p string, o *Operation, collections map[stri
 
 	for _, f := range []struct {
 		name string
-		n    *yaml.Node
+		n    *Template
 	}{
 		{"filter", o.Filter}, {"projection", o.Projection}, {"sort", o.Sort},
 		{"replacement", o.Replacement}, {"command", o.Command},
@@ -425,7 +425,7 @@ func (v *validator) indexRefs(p string, o *Operation, c *Collection) {
 	for _, idx := range c.Indexes {
 		name := idx.Name
 		if name == "" {
-			keys, err := IndexKeys(idx.Keys, "")
+			keys, err := IndexKeys(idx.Keys.Node(), "")
 			if err != nil {
 				continue
 			}
