@@ -46,8 +46,7 @@ func openTarget(ctx context.Context, st *State, f *runFlags) (*openedTarget, err
 		t.unhook = st.onHardExit(func() { _ = e.RemoveDir() })
 		opts.MaxPoolSize = e.MaxPoolSize()
 
-		fmt.Fprintf(st.Stderr, "No --uri given: started %s.\n", e.Description())
-		fmt.Fprintln(st.Stderr, "Numbers from it describe FerretDB on SQLite, not MongoDB; use --uri to measure a real deployment.")
+		fmt.Fprintf(st.Stderr, "No --uri given: started %s (use --uri to measure a real deployment).\n", e.Description())
 	}
 
 	client, err := target.Connect(ctx, t.uri, opts)

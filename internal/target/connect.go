@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
+
+	"github.com/mongobench/mongobench/internal/redact"
 )
 
 // DefaultConnectTimeout is how long Connect waits for a server when neither
@@ -34,14 +35,14 @@ type ConnectOptions struct {
 	Timeout time.Duration
 
 	// MaxPoolSize caps the client's connection pool; zero leaves the URI's
-	// maxPoolSize or the driver default alone. It overrides the URI because
-	// some servers (the in-memory embedded FerretDB) only work with a cap.
+	// maxPoolSize or the driver default alone. It overrides the URI so that
+	// a limit the server imposes (see Embedded.MaxPoolSize) always holds.
 	MaxPoolSize uint64
 }
 
 // URIError reports a connection string that cannot be used as given, which
 // the user has to fix (the CLI exits with status 2). It never holds the
-// password: URI is redacted and Reason is scrubbed.
+// password: URI is redacted (by redact.URI) and Reason is scrubbed.
 type URIError struct {
 	// URI is the connection string with its password replaced by "xxxxx".
 	URI string
@@ -99,7 +100,7 @@ func (e *ConnectError) Unwrap() error {
 // timeout. Either way the message never contains the password. The caller
 // must Disconnect the returned client.
 func Connect(ctx context.Context, uri string, opts ConnectOptions) (*mongo.Client, error) {
-	redacted := redactURI(uri)
+	redacted := redact.URI(uri)
 
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -293,68 +294,14 @@ func oneLine(s string) string {
 	return s
 }
 
-// scrubReason removes every trace of uri's password from reason: the raw and
-// the unescaped form, and the quoted fragment that Go's URL unescaping
-// quotes when the password has a bad %-escape. Passwords shorter than
-// minScrubAnywhere are replaced only where they stand as a word of their own,
-// so that a password "p" does not turn "lookup" into "lookuxxxxx".
+// scrubReason removes every trace of uri's secrets from reason, a message
+// from the driver about uri. Beyond what redact.Error masks, it drops the
+// quoted fragment that Go's URL unescaping quotes when the password has a
+// bad %-escape, which is part of the password but not all of it.
 func scrubReason(uri, reason string) string {
-	password := uriPassword(uri)
-	if password == "" {
-		return reason
-	}
-
 	if i := strings.Index(reason, "invalid password"); i >= 0 {
-		return reason[:i] + "invalid password encoding (use %XX escapes for special characters)"
+		reason = reason[:i] + "invalid password encoding (use %XX escapes for special characters)"
 	}
 
-	reason = replacePassword(reason, password)
-
-	if unescaped, err := url.PathUnescape(password); err == nil && unescaped != "" && unescaped != password {
-		reason = replacePassword(reason, unescaped)
-	}
-
-	return reason
-}
-
-// minScrubAnywhere is the password length from which scrubReason replaces the
-// password wherever it occurs, even inside a longer word.
-const minScrubAnywhere = 4
-
-// replacePassword replaces password in s with redactedPassword: everywhere if
-// it is at least minScrubAnywhere bytes long, otherwise only where it is not
-// glued to letters or digits on either side.
-func replacePassword(s, password string) string {
-	if len(password) >= minScrubAnywhere {
-		return strings.ReplaceAll(s, password, redactedPassword)
-	}
-
-	var b strings.Builder
-
-	for {
-		i := strings.Index(s, password)
-		if i < 0 {
-			b.WriteString(s)
-
-			return b.String()
-		}
-
-		end := i + len(password)
-		standalone := (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end]))
-
-		b.WriteString(s[:i])
-
-		if standalone {
-			b.WriteString(redactedPassword)
-		} else {
-			b.WriteString(password)
-		}
-
-		s = s[end:]
-	}
-}
-
-// isWordByte reports whether c is an ASCII letter or digit.
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	return redact.Error(errors.New(reason), uri)
 }

@@ -33,11 +33,16 @@ var ferretDBNewMu sync.Mutex
 // StartEmbedded. The zero value gives a file-backed SQLite server in a fresh
 // temporary directory whose logs are discarded.
 type EmbeddedOptions struct {
-	// Memory keeps all data in SQLite in-memory databases instead of files,
-	// which removes disk I/O from the measurement. SQLite then serves one
-	// operation per database at a time (see Embedded.MaxPoolSize and
-	// Embedded.Notes for what that means for clients), and the data is gone
-	// when the server stops.
+	// Memory keeps all data in SQLite in-memory databases (SQLite URI
+	// "file:<dir>/?mode=memory") instead of files, and the data is gone when
+	// the server stops. FerretDB v1.24 gives each in-memory database a single
+	// SQLite connection, and its update path reads the matching documents
+	// and writes them back while still holding that connection, so every
+	// update that modifies a document (update, replace, findAndModify)
+	// deadlocks the database for good; inserts, upserts that insert, deletes,
+	// queries and aggregations work. For a RAM-backed server that supports
+	// all operations, leave Memory false and set TempDir to a tmpfs such as
+	// /dev/shm instead.
 	Memory bool
 
 	// Logger receives FerretDB's own log records. FerretDB logs every
@@ -94,10 +99,13 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		return nil, fmt.Errorf("start embedded FerretDB: create data directory: %w", err)
 	}
 
-	if dir, err = filepath.Abs(dir); err != nil {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
 	}
+
+	dir = abs
 
 	if strings.ContainsAny(dir, "?#%") {
 		_ = os.RemoveAll(dir)
@@ -220,13 +228,12 @@ func (e *Embedded) Memory() bool {
 
 // MaxPoolSize returns the largest connection pool a client of this server may
 // use, or 0 for no limit; pass it to ConnectOptions.MaxPoolSize. It is 0 in
-// both modes of FerretDB v1.24: although in-memory SQLite serves one
-// operation per database at a time, FerretDB queues the others on its side,
-// and capping the client's pool at 1 makes things worse. A cursor left open
-// between batches holds the database's only SQLite connection, so with a
-// pool of 1 another goroutine's operation takes the only client connection
-// and waits on the server while the cursor's getMore waits for that
-// connection: a deadlock until the operation times out. See Notes.
+// both modes of FerretDB v1.24. Although an in-memory SQLite database has a
+// single connection, FerretDB queues concurrent operations on its side, and
+// capping the client's pool at 1 would only add a deadlock: an open cursor
+// holds the database's SQLite connection, so another goroutine's operation
+// would take the only client connection and wait on the server while the
+// cursor's getMore waits for that client connection.
 func (e *Embedded) MaxPoolSize() uint64 {
 	return 0
 }
@@ -249,7 +256,7 @@ func (e *Embedded) Description() string {
 	}
 
 	if e.memory {
-		return name + " (SQLite, in-memory, one connection at a time)"
+		return name + " (SQLite, in-memory)"
 	}
 
 	return name + " (SQLite, file-backed, " + e.dir + ")"
@@ -263,6 +270,8 @@ func (e *Embedded) Notes() []string {
 	}
 
 	return []string{
+		"in-memory SQLite in FerretDB v1.24 deadlocks on updates that modify documents; " +
+			"use a file-backed server in a tmpfs directory (e.g. /dev/shm) for workloads with updates",
 		"in-memory SQLite runs one operation per database at a time; " +
 			"a cursor left open between batches blocks every other operation on its database until it is exhausted or closed",
 	}

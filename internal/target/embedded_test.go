@@ -155,13 +155,18 @@ func TestEmbeddedMemoryOneConnection(t *testing.T) {
 		t.Errorf("found %d documents, want 25", len(docs))
 	}
 
-	if _, err := coll.UpdateMany(t.Context(), bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "seen", Value: true}}}}); err != nil {
+	if _, err := coll.DeleteMany(t.Context(), bson.D{{Key: "even", Value: false}}); err != nil {
 		t.Fatal(err)
 	}
 
-	n, err := coll.CountDocuments(t.Context(), bson.D{{Key: "seen", Value: true}})
-	if err != nil || n != 50 {
-		t.Errorf("CountDocuments = %d, %v; want 50", n, err)
+	upsert := options.UpdateOne().SetUpsert(true)
+	if _, err := coll.UpdateOne(t.Context(), bson.D{{Key: "_id", Value: 1000}}, bson.D{{Key: "$set", Value: bson.D{{Key: "even", Value: true}}}}, upsert); err != nil {
+		t.Fatal(err)
+	}
+
+	n, err := coll.CountDocuments(t.Context(), bson.D{})
+	if err != nil || n != 26 {
+		t.Errorf("CountDocuments = %d, %v; want 26", n, err)
 	}
 
 	mu.Lock()
@@ -223,6 +228,41 @@ func TestEmbeddedMemoryOpenCursor(t *testing.T) {
 
 	if err := <-inserted; err != nil {
 		t.Errorf("insert behind the open cursor: %v", err)
+	}
+}
+
+// TestEmbeddedMemoryUpdateDeadlock pins down the FerretDB v1.24 limitation
+// documented on EmbeddedOptions.Memory: an update that modifies a document
+// never completes in memory mode, but does in a file-backed server. If a
+// FerretDB upgrade fixes it, this test fails and the documentation and
+// Notes should be updated.
+func TestEmbeddedMemoryUpdateDeadlock(t *testing.T) {
+	for _, memory := range []bool{false, true} {
+		name := map[bool]string{false: "file-backed", true: "in-memory"}[memory]
+
+		t.Run(name, func(t *testing.T) {
+			e := startEmbedded(t, EmbeddedOptions{Memory: memory})
+			client := connect(t, e)
+			coll := client.Database("bench").Collection("items")
+
+			if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}}); err != nil {
+				t.Fatal(err)
+			}
+
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			defer cancel()
+
+			_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}})
+
+			switch {
+			case !memory && err != nil:
+				t.Errorf("update on file-backed server: %v", err)
+			case memory && err == nil:
+				t.Error("update on in-memory server succeeded; FerretDB fixed the deadlock, update EmbeddedOptions.Memory and Embedded.Notes")
+			case memory && !errors.Is(err, context.DeadlineExceeded):
+				t.Errorf("update on in-memory server: got %v, want a timeout", err)
+			}
+		})
 	}
 }
 

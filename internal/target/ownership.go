@@ -64,7 +64,7 @@ type NotOwnedError struct {
 	Action string
 }
 
-// Error implements error.
+// Error says which database was refused and what the user can do instead.
 func (e *NotOwnedError) Error() string {
 	switch {
 	case e.System:
