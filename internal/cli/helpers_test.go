@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -220,57 +218,8 @@ func assertGone(t *testing.T, path string) {
 	}
 }
 
-// Known bugs that make result.Check fail on files mongobench writes; see
-// knownCheckBug. Remove them (and knownCheckBug) once fixed.
-const (
-	bugMonotonic = "BUG: internal/result/result.go NewInterval and NewPhase compute elapsed_s, duration_s and " +
-		"ops_per_sec from times that carry monotonic clock readings, but the file keeps only wall-clock times, " +
-		"so Check, recomputing from the file, disagrees by tens of nanoseconds (beyond its 1e-9 tolerance)"
-	bugLastInterval = "BUG: internal/runner/phase.go drive clamps the final tick to warm-up end + duration, " +
-		"but a regular tick that fired after that instant (before the duration's timer cancelled the phase) " +
-		"already ended an interval later, so the last interval ends before it starts"
-)
-
-// mismatchRe matches Check's messages about a derived number that differs
-// from the one recomputed from the file.
-var mismatchRe = regexp.MustCompile(`(?:elapsed_s|ops_per_sec|duration_s) (\S+), but (?:end - phase start is|count / seconds is|the intervals span) (\S+?)(?: s)?$`)
-
-// lastIntervalRe matches Check's message about a reversed interval.
-var lastIntervalRe = regexp.MustCompile(`^phase (\d+) \([^)]*\): interval (\d+): ends before it starts$`)
-
-// knownCheckBug returns which known bug explains a Check error, or "" if
-// none does. It is strict: a number off by more than rounding of a
-// microsecond, or a reversed interval that is not the last one, is not
-// excused.
-func knownCheckBug(res *result.Result, err error) string {
-	msg := err.Error()
-
-	if m := mismatchRe.FindStringSubmatch(msg); m != nil {
-		a, errA := strconv.ParseFloat(m[1], 64)
-		b, errB := strconv.ParseFloat(m[2], 64)
-
-		if errA == nil && errB == nil && math.Abs(a-b) <= 1e-5*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) {
-			return bugMonotonic
-		}
-
-		return ""
-	}
-
-	if m := lastIntervalRe.FindStringSubmatch(msg); m != nil {
-		p, _ := strconv.Atoi(m[1])
-		i, _ := strconv.Atoi(m[2])
-
-		if p < len(res.Phases) && i == len(res.Phases[p].Intervals)-1 && i > 0 {
-			return bugLastInterval
-		}
-	}
-
-	return ""
-}
-
 // readResults reads a results file and fails the test on any inconsistency
-// that result.Check finds, except those a known bug explains, which are only
-// logged (TestRunEmbedded/strict_check reports them as a skip).
+// that result.Check finds.
 func readResults(t *testing.T, path string) *result.Result {
 	t.Helper()
 
@@ -280,41 +229,10 @@ func readResults(t *testing.T, path string) *result.Result {
 	}
 
 	for _, err := range res.Check() {
-		if bug := knownCheckBug(res, err); bug != "" {
-			t.Logf("results file %s: %v (excused: %.40s...)", path, err, bug)
-			continue
-		}
-
 		t.Errorf("results file %s: %v", path, err)
 	}
 
 	return res
-}
-
-// strictCheck fails the test on any Check error and skips it, naming the
-// bugs, if Check found only known bugs.
-func strictCheck(t *testing.T, res *result.Result) {
-	t.Helper()
-
-	bugs := map[string]int{}
-
-	for _, err := range res.Check() {
-		if bug := knownCheckBug(res, err); bug != "" {
-			bugs[bug]++
-			continue
-		}
-
-		t.Errorf("%v", err)
-	}
-
-	if len(bugs) > 0 && !t.Failed() {
-		var b strings.Builder
-		for bug, n := range bugs {
-			fmt.Fprintf(&b, "%s (%d Check errors); ", bug, n)
-		}
-
-		t.Skip(strings.TrimSuffix(b.String(), "; "))
-	}
 }
 
 // phase returns the named phase of res, or nil.

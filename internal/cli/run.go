@@ -93,12 +93,24 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	}
 
 	spec := w.spec
+	phases, _ := spec.PhaseList()
+
+	// Overrides apply to every phase they make sense for: concurrency to
+	// closed-loop workers, duration to phases timed by a duration.
 	if f.concurrency > 0 {
 		spec.Run.Concurrency = f.concurrency
+
+		for _, p := range phases {
+			p.Concurrency = f.concurrency
+		}
 	}
 
 	if f.duration > 0 {
-		spec.Run.Duration = workload.Duration(f.duration)
+		for _, p := range phases {
+			if p.Duration > 0 {
+				p.Duration = workload.Duration(f.duration)
+			}
+		}
 	}
 
 	ctx, stop := interruptContext(st)
@@ -127,12 +139,11 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		info = tgt.embedded.Annotate(info)
 	}
 
-	if !f.quiet {
-		fmt.Fprintf(st.Stderr, "Server: %s\n", info.Summary())
+	// Printed even with --quiet: they say what the numbers describe.
+	fmt.Fprintf(st.Stderr, "Server: %s\n", info.Summary())
 
-		for _, n := range info.Notes() {
-			fmt.Fprintf(st.Stderr, "Note: %s\n", n)
-		}
+	for _, n := range info.Notes() {
+		fmt.Fprintf(st.Stderr, "Note: %s\n", n)
 	}
 
 	db := tgt.client.Database(spec.Database)
@@ -177,14 +188,15 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		}
 	}
 
-	if final == nil || final.Status == runner.StatusCompleted {
-		final = eng.Run(ctx, runner.RunConfig{
-			Ops:         w.ops,
-			Sequence:    sequenceIndexes(spec),
-			Concurrency: spec.Run.Concurrency,
-			Warmup:      spec.Run.Warmup.D(),
-			Duration:    spec.Run.Duration.D(),
-			MaxOps:      spec.Run.MaxOperations,
+	for _, p := range phases {
+		if final != nil && final.Status != runner.StatusCompleted {
+			break
+		}
+
+		final = eng.RunPhase(ctx, runner.PhasePlan{
+			Spec: p,
+			Mix:  spec.MixOperations(p),
+			Ops:  w.ops,
 		})
 		rb.add(final)
 	}
@@ -246,20 +258,6 @@ func verdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res *res
 	fmt.Fprintf(st.Stderr, "%d operations failed (%.2f%%), within run.max_error_rate\n", bad, 100*rate)
 
 	return nil
-}
-
-func sequenceIndexes(spec *workload.Spec) []int {
-	idx := make([]int, 0, len(spec.Run.Sequence))
-
-	for _, name := range spec.Run.Sequence {
-		for i, o := range spec.Operations {
-			if o.Name == name {
-				idx = append(idx, i)
-			}
-		}
-	}
-
-	return idx
 }
 
 // interruptContext returns a context cancelled by the first interrupt; the

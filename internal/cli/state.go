@@ -64,7 +64,10 @@ func (st *State) onHardExit(f func()) func() {
 		st.hooksMu.Lock()
 		defer st.hooksMu.Unlock()
 
-		st.hooks[i] = nil
+		// The hooks may have run (and been cleared) already.
+		if i < len(st.hooks) {
+			st.hooks[i] = nil
+		}
 	}
 }
 

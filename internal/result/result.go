@@ -234,6 +234,10 @@ func rate(count int64, seconds float64) float64 {
 // NewInterval converts a metrics interval into its file form; phaseStart is
 // the phase's StartedAt, from which ElapsedS is measured.
 func NewInterval(iv metrics.Interval, phaseStart time.Time) (Interval, error) {
+	// Wall-clock times only (Round(0) drops the monotonic reading): the
+	// file keeps only those, so every figure derived from times must be
+	// computed from them for Check to find the file consistent.
+	iv.Start, iv.End, phaseStart = iv.Start.Round(0), iv.End.Round(0), phaseStart.Round(0)
 	secs := iv.End.Sub(iv.Start).Seconds()
 	out := Interval{
 		Start:      iv.Start,
@@ -267,6 +271,7 @@ func NewPhase(name string, warmup time.Duration, intervals iter.Seq2[metrics.Int
 		if err != nil {
 			return Phase{}, fmt.Errorf("phase %q: %w", name, err)
 		}
+		iv.Start, iv.End = iv.Start.Round(0), iv.End.Round(0)
 		if first {
 			p.StartedAt = iv.Start
 			totals = make([]metrics.OpStats, len(iv.Ops))

@@ -2,7 +2,7 @@ package runner
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -11,6 +11,8 @@ import (
 	"github.com/mongobench/mongobench/internal/datagen"
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/op"
+	"github.com/mongobench/mongobench/internal/schedule"
+	"github.com/mongobench/mongobench/internal/workload"
 )
 
 // Engine runs the phases of one workload against one database. All workers
@@ -55,11 +57,13 @@ func (e *Engine) Load(ctx context.Context, l *op.Load) *PhaseResult {
 	var remaining atomic.Int64
 	remaining.Store(spec.Documents)
 
-	p := Phase{Name: l.Name(), Concurrency: spec.Concurrency, Docs: spec.Documents}
+	p := Phase{Name: l.Name(), Model: "load", Concurrency: spec.Concurrency, Docs: spec.Documents}
+	cfg := driveConfig{phase: p, ops: []string{l.Name()}, interval: e.Interval, abortAfter: e.AbortAfter, obs: e.observer()}
 
-	return drive(ctx, p, []string{l.Name()}, e.Interval, e.AbortAfter, e.observer(),
-		func(ctx context.Context, worker int, h *metrics.Handle, pr *phaseRun) {
-			s := e.Env.NewScope(worker)
+	res := drive(ctx, cfg, func(ctx context.Context, pr *phaseRun) {
+		workers(spec.Concurrency, func(w int) {
+			s := e.Env.NewScope(w)
+			h := pr.newHandles()
 
 			for ctx.Err() == nil {
 				left := remaining.Add(-int64(spec.BatchSize))
@@ -75,7 +79,7 @@ func (e *Engine) Load(ctx context.Context, l *op.Load) *PhaseResult {
 
 				start := time.Now()
 				docs, err := insert(ctx, s, int(n))
-				pr.record(ctx, h, 0, start, time.Now(), docs, err)
+				pr.record(ctx, h, 0, start, start, time.Now(), docs, err)
 
 				if err != nil && ctx.Err() == nil {
 					pr.cancel(&abortError{reason: "a load batch failed: " + err.Error()})
@@ -83,103 +87,367 @@ func (e *Engine) Load(ctx context.Context, l *op.Load) *PhaseResult {
 				}
 			}
 		})
+	})
+
+	e.observer().PhaseEnded(p, res)
+
+	return res
 }
 
-// RunConfig is the measured phase's plan.
-type RunConfig struct {
-	// Ops are the compiled operations, bound by Run.
+// PhasePlan is a phase to run: its spec and the workload's compiled
+// operations, which the phase refers to by name.
+type PhasePlan struct {
+	// Spec is the phase as written (defaults applied).
+	Spec *workload.Phase
+
+	// Mix names the operations of the phase's weighted mix.
+	Mix []string
+
+	// Ops are all of the workload's compiled operations.
 	Ops []*op.Operation
-
-	// Sequence, when non-empty, lists indexes into Ops run in order each
-	// iteration; otherwise each iteration is one operation picked by
-	// weight.
-	Sequence []int
-
-	// Concurrency, Warmup, Duration and MaxOps are as in Phase.
-	Concurrency int
-	Warmup      time.Duration
-	Duration    time.Duration
-	MaxOps      int64
 }
 
-// Run runs the measured phase with closed-loop workers: each worker issues
-// its next operation as soon as the previous one returns.
-func (e *Engine) Run(ctx context.Context, cfg RunConfig) *PhaseResult {
-	names := make([]string, len(cfg.Ops))
-	funcs := make([]op.Func, len(cfg.Ops))
-
-	for i, o := range cfg.Ops {
-		names[i] = o.Name()
-		funcs[i] = o.Bind(e.DB)
-	}
-
-	p := Phase{
-		Name:        "run",
-		Concurrency: cfg.Concurrency,
-		Warmup:      cfg.Warmup,
-		Duration:    cfg.Duration,
-		MaxOps:      cfg.MaxOps,
-	}
-
-	next := picker(cfg)
-
-	return drive(ctx, p, names, e.Interval, e.AbortAfter, e.observer(),
-		func(ctx context.Context, worker int, h *metrics.Handle, pr *phaseRun) {
-			s := e.Env.NewScope(worker)
-			iteration := make([]int, 0, max(1, len(cfg.Sequence)))
-
-			for ctx.Err() == nil {
-				s.NextIteration()
-
-				for _, i := range next(s, iteration[:0]) {
-					start := time.Now()
-					if !start.Before(pr.measureFrom) && !pr.ticket() {
-						return
-					}
-
-					docs, err := funcs[i](ctx, s)
-					pr.record(ctx, h, i, start, time.Now(), docs, err)
-
-					if ctx.Err() != nil {
-						return
-					}
-				}
-			}
-		})
+// bound is the subset of operations a phase uses, bound to the database.
+// Its order is the registry's: workload order.
+type bound struct {
+	names []string
+	funcs []op.Func
+	index map[string]int
 }
 
-// picker returns the function choosing an iteration's operations.
-func picker(cfg RunConfig) func(s *datagen.Scope, buf []int) []int {
-	if len(cfg.Sequence) > 0 {
-		return func(_ *datagen.Scope, _ []int) []int { return cfg.Sequence }
-	}
+func (e *Engine) bind(all []*op.Operation, used map[string]bool) *bound {
+	b := &bound{index: map[string]int{}}
 
-	cum := make([]float64, len(cfg.Ops))
-	total := 0.0
-
-	for i, o := range cfg.Ops {
-		total += o.Weight
-		cum[i] = total
-	}
-
-	return func(s *datagen.Scope, buf []int) []int {
-		x := s.Float64() * total
-
-		i := sort.SearchFloat64s(cum, x)
-		// SearchFloat64s finds the first cum >= x; x equal to a boundary
-		// belongs to the next operation.
-		for i < len(cum)-1 && cum[i] <= x {
-			i++
+	for _, o := range all {
+		if !used[o.Name()] {
+			continue
 		}
 
-		return append(buf, i)
+		b.index[o.Name()] = len(b.names)
+		b.names = append(b.names, o.Name())
+		b.funcs = append(b.funcs, o.Bind(e.DB))
 	}
+
+	return b
+}
+
+// RunPhase runs one measured phase with its load model and background jobs.
+func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
+	sp := plan.Spec
+	weights := map[string]float64{}
+	used := map[string]bool{}
+
+	for _, o := range plan.Ops {
+		weights[o.Name()] = o.Weight
+	}
+
+	use := func(names []string) {
+		for _, n := range names {
+			used[n] = true
+		}
+	}
+
+	use(plan.Mix)
+	use(sp.Sequence)
+
+	for _, b := range sp.Background {
+		used[b.Operation] = true
+	}
+
+	if sp.Blocks != nil {
+		for _, st := range sp.Blocks.Steps {
+			use(st.Operations)
+			use(st.Sequence)
+		}
+	}
+
+	b := e.bind(plan.Ops, used)
+
+	p := Phase{
+		Name:        sp.Name,
+		Model:       sp.Model(),
+		Concurrency: sp.Concurrency,
+		Warmup:      sp.Warmup.D(),
+		Duration:    sp.Duration.D(),
+		MaxOps:      sp.MaxOperations,
+	}
+
+	var stages schedule.Stages
+	if len(sp.Stages) > 0 {
+		stages = buildStages(sp)
+		p.Duration = stages.Duration()
+	}
+
+	if sp.OpenLoop() {
+		p.Concurrency = sp.MaxInFlight
+	}
+
+	res := &PhaseResult{}
+	cfg := driveConfig{
+		phase:      p,
+		ops:        b.names,
+		service:    sp.OpenLoop() || len(sp.Background) > 0,
+		interval:   e.Interval,
+		abortAfter: e.AbortAfter,
+		obs:        e.observer(),
+	}
+
+	var (
+		jobs  []*backgroundJob
+		phase executor
+	)
+
+	switch sp.Model() {
+	case workload.ModelBlocks:
+		phase = e.blocksExecutor(sp, b, weights, res)
+	case workload.ModelRate, workload.ModelRampingRate:
+		var pacer schedule.Pacer = schedule.Constant{Rate: sp.Rate.PerSecond()}
+		if len(sp.Stages) > 0 {
+			pacer = stages
+		}
+
+		ol := &openLoop{pacer: pacer, slots: sp.MaxInFlight, backlog: sp.MaxBacklog}
+		res.Schedule = &ol.stats
+		m := newMix(b, plan.Mix, sp.Sequence, weights)
+		phase = func(ctx context.Context, pr *phaseRun) { e.openLoop(ctx, pr.issueCtx, pr, ol, m, b.funcs, 0) }
+
+		cfg.setup = func(pr *phaseRun) {
+			start := pr.measureFrom.Add(-p.Warmup)
+			pr.onTick = append(pr.onTick, func(_ metrics.Interval, now time.Time) {
+				rate := sp.Rate.PerSecond()
+				if len(sp.Stages) > 0 {
+					rate = stages.RateAt(now.Sub(start))
+				}
+
+				res.Targets = append(res.Targets, Target{Elapsed: now.Sub(pr.measureFrom), Rate: rate})
+			})
+		}
+	default:
+		m := newMix(b, plan.Mix, sp.Sequence, weights)
+		n := sp.Concurrency
+
+		var g *gate
+		if len(sp.Stages) > 0 {
+			g = newGate(int(stages.Start()))
+			n = maxConcurrency(stages)
+		}
+
+		phase = func(ctx context.Context, pr *phaseRun) { e.closedLoop(ctx, pr, n, g, m, b.funcs) }
+
+		if g != nil {
+			cfg.setup = func(pr *phaseRun) {
+				pr.onTick = append(pr.onTick, func(_ metrics.Interval, now time.Time) {
+					res.Targets = append(res.Targets, Target{Elapsed: now.Sub(pr.measureFrom), Concurrency: g.get()})
+				})
+			}
+
+			inner := phase
+			phase = func(ctx context.Context, pr *phaseRun) {
+				stop := g.follow(pr.issueCtx, stages, pr.measureFrom)
+				defer stop()
+
+				inner(ctx, pr)
+			}
+		}
+	}
+
+	for i := range sp.Background {
+		jobs = append(jobs, newBackgroundJob(&sp.Background[i], b))
+	}
+
+	if len(jobs) > 0 {
+		setup := cfg.setup
+		cfg.setup = func(pr *phaseRun) {
+			if setup != nil {
+				setup(pr)
+			}
+
+			for _, j := range jobs {
+				j.attach(pr)
+			}
+		}
+
+		inner := phase
+		phase = func(ctx context.Context, pr *phaseRun) {
+			bgCtx, stopJobs := context.WithCancel(pr.issueCtx)
+			done := make(chan struct{})
+
+			go func() {
+				defer close(done)
+
+				// Scopes of their own, numbered apart from the phase's
+				// workers, so their data does not repeat the foreground's.
+				workers(len(jobs), func(i int) { e.runBackground(bgCtx, pr, jobs[i], b, 10_000+1000*i) })
+			}()
+
+			inner(ctx, pr)
+			stopJobs()
+			<-done
+		}
+	}
+
+	out := drive(ctx, cfg, phase)
+
+	out.Schedule, out.Targets, out.Blocks = res.Schedule, res.Targets, res.Blocks
+	for _, j := range jobs {
+		out.Background = append(out.Background, j.result())
+	}
+
+	if out.Schedule != nil {
+		out.Schedule.finish(sp.MaxInFlight)
+	}
+
+	e.observer().PhaseEnded(out.Phase, out)
+
+	return out
+}
+
+func buildStages(sp *workload.Phase) schedule.Stages {
+	start := sp.Rate.PerSecond()
+	if sp.Model() == workload.ModelRampingConcurrency {
+		start = float64(sp.Concurrency)
+		if sp.Concurrency == 0 {
+			start = 1
+		}
+	}
+
+	st := make([]schedule.Stage, len(sp.Stages))
+	for i, s := range sp.Stages {
+		target := s.Rate.PerSecond()
+		if sp.Model() == workload.ModelRampingConcurrency {
+			target = float64(s.Concurrency)
+		}
+
+		shape := schedule.Linear
+		if s.Shape == "step" {
+			shape = schedule.Step
+		}
+
+		st[i] = schedule.Stage{Duration: s.Duration.D(), Target: target, Shape: shape}
+	}
+
+	return schedule.NewStages(start, st...)
+}
+
+func maxConcurrency(s schedule.Stages) int {
+	n := s.Start()
+	for _, st := range s.Stages() {
+		n = max(n, st.Target)
+	}
+
+	return max(1, int(n))
+}
+
+// mix picks an iteration's operations: one by weight, or a sequence.
+type mix struct {
+	idx []int
+	cum []float64
+	seq bool
+
+	// untracked operations take no max_operations ticket: background jobs
+	// run beside the counted work.
+	untracked bool
+}
+
+func newMix(b *bound, names, sequence []string, weights map[string]float64) *mix {
+	if len(sequence) > 0 {
+		m := &mix{seq: true}
+		for _, n := range sequence {
+			m.idx = append(m.idx, b.index[n])
+		}
+
+		return m
+	}
+
+	m := &mix{}
+	total := 0.0
+
+	// Registry order, so that the mix does not depend on how names were
+	// listed.
+	for _, name := range b.names {
+		if !slices.Contains(names, name) {
+			continue
+		}
+
+		total += weights[name]
+		m.idx = append(m.idx, b.index[name])
+		m.cum = append(m.cum, total)
+	}
+
+	return m
+}
+
+// pick returns the operations of one iteration, appended to buf.
+func (m *mix) pick(s *datagen.Scope, buf []int) []int {
+	if m.seq {
+		return append(buf, m.idx...)
+	}
+
+	x := s.Float64() * m.cum[len(m.cum)-1]
+
+	i, _ := slices.BinarySearch(m.cum, x)
+	// BinarySearch finds the first cum >= x; x equal to a boundary belongs
+	// to the next operation.
+	for i < len(m.cum)-1 && m.cum[i] <= x {
+		i++
+	}
+
+	return append(buf, m.idx[i])
+}
+
+// iteration runs one iteration's operations. The first is due at intended;
+// the others of a sequence start when their predecessor returns. It returns
+// false when the worker must stop.
+func (pr *phaseRun) iteration(ctx context.Context, s *datagen.Scope, h handles, funcs []op.Func, m *mix, buf []int, intended time.Time) bool {
+	s.NextIteration()
+
+	for k, i := range m.pick(s, buf[:0]) {
+		start := time.Now()
+		if k > 0 {
+			intended = start
+		}
+
+		if !m.untracked && !intended.Before(pr.measureFrom) && !pr.ticket() {
+			return false
+		}
+
+		docs, err := funcs[i](ctx, s)
+		pr.record(ctx, h, i, intended, start, time.Now(), docs, err)
+
+		if ctx.Err() != nil {
+			return false
+		}
+	}
+
+	return true
+}
+
+// closedLoop runs n workers, each issuing its next iteration as soon as the
+// previous one returned. With a gate, worker w runs only while fewer than w+1
+// workers are wanted (ramping concurrency).
+func (e *Engine) closedLoop(ctx context.Context, pr *phaseRun, n int, g *gate, m *mix, funcs []op.Func) {
+	workers(n, func(w int) {
+		s := e.Env.NewScope(w)
+		h := pr.newHandles()
+		buf := make([]int, 0, len(m.idx))
+
+		for pr.issueCtx.Err() == nil {
+			if g != nil && !g.wait(pr.issueCtx, w) {
+				return
+			}
+
+			if !pr.iteration(ctx, s, h, funcs, m, buf, time.Now()) {
+				return
+			}
+		}
+	})
 }
 
 // nopObserver ignores progress.
 type nopObserver struct{}
 
-func (nopObserver) PhaseStarted(Phase)                                {}
-func (nopObserver) Warmup(Phase, time.Duration)                       {}
-func (nopObserver) Interval(Phase, metrics.Interval, time.Duration)   {}
-func (nopObserver) PhaseEnded(Phase, *PhaseResult)                    {}
+func (nopObserver) PhaseStarted(Phase)                              {}
+func (nopObserver) Warmup(Phase, time.Duration)                     {}
+func (nopObserver) Interval(Phase, metrics.Interval, time.Duration) {}
+func (nopObserver) PhaseEnded(Phase, *PhaseResult)                  {}
+

@@ -2,6 +2,12 @@
 // server, records every operation into per-worker histogram handles, merges
 // them each interval, and stops on time, on an operation count, on a dead
 // server or when its context is cancelled.
+//
+// A phase has one load model: closed-loop workers (each issues its next
+// operation when the previous one returned), possibly with a ramped number of
+// workers; open-loop (operations start on a schedule computed from the
+// phase's start, latency counted from the scheduled start); or growth blocks.
+// Background jobs run beside any of them at a fixed or latency-paced rate.
 package runner
 
 import (
@@ -34,13 +40,16 @@ const (
 
 // Phase describes one phase for observers.
 type Phase struct {
-	// Name is "load_<collection>" or "run".
+	// Name is "load_<collection>" or the phase's name.
 	Name string
 
-	// Concurrency is the number of workers.
+	// Model is the load model (see workload.Model*), "load" for loading.
+	Model string
+
+	// Concurrency is the number of workers (in-flight slots when open-loop).
 	Concurrency int
 
-	// Warmup precedes measurement; nothing done in it is recorded.
+	// Warmup precedes measurement; nothing started in it is recorded.
 	Warmup time.Duration
 
 	// Duration is the planned measured length (0: until done).
@@ -81,8 +90,26 @@ type PhaseResult struct {
 	// Elapsed is the measured time, from the end of warm-up to the stop.
 	Elapsed time.Duration
 
-	// Registry holds the interval snapshots and cumulative histograms.
+	// Registry holds the interval snapshots and cumulative histograms of
+	// latency: response time, from the intended start.
 	Registry *metrics.Registry
+
+	// Service holds service time (from the actual send) of open-loop
+	// phases, with the same operations and intervals; nil when closed-loop,
+	// where the two are the same.
+	Service *metrics.Registry
+
+	// Schedule describes how well an open-loop schedule was kept.
+	Schedule *ScheduleStats
+
+	// Targets are the planned rate or concurrency at each interval's end.
+	Targets []Target
+
+	// Blocks are the growth blocks of a blocks phase.
+	Blocks []Block
+
+	// Background are the phase's background jobs.
+	Background []BackgroundResult
 
 	// Status says how the phase ended, Reason why when not completed.
 	Status Status
@@ -90,6 +117,19 @@ type PhaseResult struct {
 
 	// FirstError is the first failure seen (nil if none), for messages.
 	FirstError error
+}
+
+// Target is the plan at one interval's end.
+type Target struct {
+	// Elapsed is the interval's end, from the end of warm-up.
+	Elapsed time.Duration
+
+	// Rate is the planned rate (open-loop), 0 otherwise.
+	Rate float64
+
+	// Concurrency is the planned number of workers (closed-loop), 0
+	// otherwise.
+	Concurrency int
 }
 
 // errStopPlanned marks a stop at the planned end (time or count reached).
@@ -104,20 +144,37 @@ func (e *abortError) Error() string { return e.reason }
 type phaseRun struct {
 	phase       Phase
 	reg         *metrics.Registry
+	svc         *metrics.Registry
 	measureFrom time.Time
 
 	cancel context.CancelCauseFunc
 
-	// maxOps and issued implement run.max_operations: a worker takes a
-	// ticket before each measured operation.
-	maxOps int64
-	issued atomic.Int64
+	// issueCtx is done when no new operation may start: at any stop, and
+	// also when max_operations is reached, which must not cut off the
+	// operations already in flight (their tickets were valid).
+	issueCtx  context.Context
+	stopIssue context.CancelFunc
+
+	// maxOps and issued implement max_operations: a worker takes a ticket
+	// before each measured operation.
+	maxOps    int64
+	issued    atomic.Int64
+	exhausted atomic.Bool
+
+	// lastTick is the end of the last merged interval, guarded by tickMu,
+	// which also serialises ticks from the ticker and from block ends.
+	tickMu   sync.Mutex
+	lastTick time.Time
 
 	// lastSuccess (unix nanoseconds) lets the watchdog see a dead server.
 	lastSuccess atomic.Int64
 
 	// firstErr keeps the first failure for messages.
 	firstErr atomic.Pointer[error]
+
+	// onTick hooks run after each merged interval, in the ticker goroutine
+	// (pacing controllers, target recording).
+	onTick []func(iv metrics.Interval, now time.Time)
 }
 
 // firstError returns the first failure seen, or nil.
@@ -137,17 +194,38 @@ func (pr *phaseRun) ticket() bool {
 	}
 
 	if pr.issued.Add(1) > pr.maxOps {
-		pr.cancel(errStopPlanned)
+		pr.exhausted.Store(true)
+		pr.stopIssue()
+
 		return false
 	}
 
 	return true
 }
 
-// record files one finished operation. Operations that started in warm-up
-// are dropped, and so are those cut off by the phase's own stop, which are
-// artefacts of stopping, not server behaviour.
-func (pr *phaseRun) record(ctx context.Context, h *metrics.Handle, op int, start, end time.Time, docs int64, err error) {
+// handles are one worker's recorders: response time, and service time for
+// open-loop phases (nil otherwise).
+type handles struct {
+	resp, svc *metrics.Handle
+}
+
+// newHandles returns a worker's recorders.
+func (pr *phaseRun) newHandles() handles {
+	h := handles{resp: pr.reg.NewHandle()}
+	if pr.svc != nil {
+		h.svc = pr.svc.NewHandle()
+	}
+
+	return h
+}
+
+// record files one finished operation. intended is when it should have
+// started (the actual start for closed-loop workers): response time counts
+// from it, so a stall delays the schedule's operations and shows in their
+// latency instead of hiding behind a waiting client. Operations intended
+// during warm-up are dropped, and so are those cut off by the phase's own
+// stop, which are artefacts of stopping, not server behaviour.
+func (pr *phaseRun) record(ctx context.Context, h handles, op int, intended, start, end time.Time, docs int64, err error) {
 	kind := errkind.Of(err)
 
 	if err == nil {
@@ -160,21 +238,40 @@ func (pr *phaseRun) record(ctx context.Context, h *metrics.Handle, op int, start
 		pr.firstErr.CompareAndSwap(nil, &err)
 	}
 
-	if start.Before(pr.measureFrom) {
+	if intended.Before(pr.measureFrom) {
 		return
 	}
 
-	h.Record(op, end.Sub(start), docs, kind)
+	h.resp.Record(op, end.Sub(intended), docs, kind)
+
+	if h.svc != nil {
+		h.svc.Record(op, end.Sub(start), docs, kind)
+	}
 }
 
-// workFunc is one worker's loop; it returns when ctx is done or the phase's
-// work is exhausted.
-type workFunc func(ctx context.Context, worker int, h *metrics.Handle, pr *phaseRun)
+// executor runs a phase's workers and returns when they are all done: when
+// ctx is done or the work is exhausted.
+type executor func(ctx context.Context, pr *phaseRun)
 
-// drive runs a phase: starts the workers, ticks the registry every interval
-// from the end of warm-up (scheduled from that instant, so ticks never
-// drift), watches for a dead server, and collects the result.
-func drive(ctx context.Context, p Phase, ops []string, interval, abortAfter time.Duration, obs Observer, work workFunc) *PhaseResult {
+// driveConfig is what drive needs besides the executor.
+type driveConfig struct {
+	phase      Phase
+	ops        []string
+	service    bool
+	interval   time.Duration
+	abortAfter time.Duration
+	obs        Observer
+
+	// setup runs after the registries exist and before the executor
+	// starts; it may add onTick hooks.
+	setup func(pr *phaseRun)
+}
+
+// drive runs a phase: starts the executor, ticks the registries every
+// interval from the end of warm-up (scheduled from that instant, so ticks
+// never drift), watches for a dead server, and collects the result.
+func drive(ctx context.Context, cfg driveConfig, exec executor) *PhaseResult {
+	p := cfg.phase
 	start := time.Now()
 	pr := &phaseRun{
 		phase:       p,
@@ -187,6 +284,9 @@ func drive(ctx context.Context, p Phase, ops []string, interval, abortAfter time
 	defer cancel(nil)
 
 	pr.cancel = cancel
+	pr.issueCtx, pr.stopIssue = context.WithCancel(runCtx)
+
+	defer pr.stopIssue()
 
 	if p.Duration > 0 {
 		// A cancel rather than a context deadline: operations cut off by
@@ -196,39 +296,42 @@ func drive(ctx context.Context, p Phase, ops []string, interval, abortAfter time
 	}
 
 	// The first interval starts when measurement does: nothing is recorded
-	// before, since record drops operations started in warm-up.
-	pr.reg = metrics.NewRegistry(ops)
+	// before, since record drops operations intended during warm-up.
+	pr.reg = metrics.NewRegistry(cfg.ops)
 	pr.reg.Reset(pr.measureFrom)
 
-	obs.PhaseStarted(p)
-
-	var wg sync.WaitGroup
-	for w := range p.Concurrency {
-		h := pr.reg.NewHandle()
-
-		wg.Add(1)
-
-		go func() {
-			defer wg.Done()
-			work(runCtx, w, h, pr)
-		}()
+	if cfg.service {
+		pr.svc = metrics.NewRegistry(cfg.ops)
+		pr.svc.Reset(pr.measureFrom)
 	}
+
+	if cfg.setup != nil {
+		cfg.setup(pr)
+	}
+
+	cfg.obs.PhaseStarted(p)
 
 	done := make(chan struct{})
 
 	go func() {
-		wg.Wait()
-		close(done)
+		defer close(done)
+		exec(runCtx, pr)
 	}()
 
-	pr.tickUntil(runCtx, done, interval, abortAfter, obs)
-
-	<-done
+	pr.tickUntil(runCtx, done, cfg.interval, cfg.abortAfter, cfg.obs)
 
 	end := time.Now()
 	if d := pr.measureFrom.Add(p.Duration); p.Duration > 0 && end.After(d) {
 		end = d
 	}
+
+	// A regular tick may have fired just after the planned end, before the
+	// stop took effect: the final interval never ends before the last one.
+	pr.tickMu.Lock()
+	if end.Before(pr.lastTick) {
+		end = pr.lastTick
+	}
+	pr.tickMu.Unlock()
 
 	var elapsed time.Duration
 	if end.After(pr.measureFrom) {
@@ -236,7 +339,7 @@ func drive(ctx context.Context, p Phase, ops []string, interval, abortAfter time
 	}
 
 	if !end.Before(pr.measureFrom) {
-		pr.reg.Tick(end)
+		pr.tick(end)
 	}
 
 	res := &PhaseResult{
@@ -244,6 +347,7 @@ func drive(ctx context.Context, p Phase, ops []string, interval, abortAfter time
 		Start:      start,
 		Elapsed:    elapsed,
 		Registry:   pr.reg,
+		Service:    pr.svc,
 		Status:     StatusCompleted,
 		FirstError: pr.firstError(),
 	}
@@ -257,12 +361,33 @@ func drive(ctx context.Context, p Phase, ops []string, interval, abortAfter time
 		res.Status, res.Reason = StatusInterrupted, "interrupted by the user"
 	}
 
-	obs.PhaseEnded(p, res)
-
 	return res
 }
 
-// tickUntil merges intervals and checks the watchdog until the workers are
+// tick merges one interval in both registries and runs the hooks.
+func (pr *phaseRun) tick(now time.Time) metrics.Interval {
+	pr.tickMu.Lock()
+	defer pr.tickMu.Unlock()
+
+	if now.Before(pr.lastTick) {
+		now = pr.lastTick
+	}
+
+	pr.lastTick = now
+
+	iv := pr.reg.Tick(now)
+	if pr.svc != nil {
+		pr.svc.Tick(now)
+	}
+
+	for _, f := range pr.onTick {
+		f(iv, now)
+	}
+
+	return iv
+}
+
+// tickUntil merges intervals and checks the watchdog until the executor is
 // done.
 func (pr *phaseRun) tickUntil(ctx context.Context, done <-chan struct{}, interval, abortAfter time.Duration, obs Observer) {
 	next := pr.measureFrom.Add(interval)
@@ -291,8 +416,8 @@ func (pr *phaseRun) tickUntil(ctx context.Context, done <-chan struct{}, interva
 			if left := pr.measureFrom.Sub(now); left <= interval {
 				next = pr.measureFrom.Add(interval)
 			}
-		case ctx.Err() == nil:
-			iv := pr.reg.Tick(now)
+		case ctx.Err() == nil && (pr.phase.Duration == 0 || now.Before(pr.measureFrom.Add(pr.phase.Duration))):
+			iv := pr.tick(now)
 			obs.Interval(pr.phase, iv, now.Sub(pr.measureFrom))
 
 			// Schedule from the end of warm-up, not from now, so the
@@ -315,4 +440,15 @@ func (pr *phaseRun) tickUntil(ctx context.Context, done <-chan struct{}, interva
 
 		timer.Reset(time.Until(next))
 	}
+}
+
+// workers runs n goroutines of f and waits for them.
+func workers(n int, f func(w int)) {
+	var wg sync.WaitGroup
+
+	for w := range n {
+		wg.Go(func() { f(w) })
+	}
+
+	wg.Wait()
 }

@@ -36,8 +36,9 @@
 // send it then would have experienced it.
 //
 // Integer rates are computed with exact integer arithmetic and fractional
-// rates in float64 from the start time, so the error of a due time is at
-// most about a nanosecond and never accumulates.
+// rates directly from the operation's number in float64, so a due time is
+// within about a nanosecond of the exact value (within float64's relative
+// precision for offsets beyond about 50 days) and errors never accumulate.
 //
 // # Adaptive pacing
 //

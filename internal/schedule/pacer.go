@@ -13,8 +13,9 @@ import (
 //
 // Due times never depend on when earlier operations were actually sent,
 // which is what keeps the rate from drifting. Implementations return
-// non-decreasing offsets for increasing n, and once ok is false it stays
-// false for every larger n.
+// non-decreasing offsets for increasing n (an [Adaptive] pacer as long as its
+// rate does not change in between), and once ok is false it stays false for
+// every larger n.
 type Pacer interface {
 	Due(n uint64) (offset time.Duration, ok bool)
 }
@@ -33,7 +34,7 @@ type Constant struct {
 // Due returns n/Rate seconds, rounded to the nearest nanosecond. Integer
 // rates are computed with exact integer arithmetic, so operation 10⁹ at
 // 3 ops/s is as exactly placed as operation 1; other rates are computed in
-// one float64 step from n, never by adding periods. An invalid Rate yields
+// float64 directly from n, never by adding periods. An invalid Rate yields
 // no operations, and offsets beyond the range of time.Duration (about 292
 // years) are treated as the end of the schedule.
 func (c Constant) Due(n uint64) (time.Duration, bool) {

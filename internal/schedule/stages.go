@@ -159,11 +159,12 @@ func (s Stages) Validate() []error {
 	)
 
 	for i, st := range s.stages {
-		if st.Duration < 0 {
+		switch {
+		case st.Duration < 0:
 			errs = append(errs, fmt.Errorf("stages[%d].duration: must not be negative, got %v", i, st.Duration))
-		} else if total > math.MaxInt64-st.Duration {
+		case total > math.MaxInt64-st.Duration:
 			overflow = true
-		} else {
+		default:
 			total += st.Duration
 		}
 

@@ -112,6 +112,15 @@ func Connect(ctx context.Context, uri string, opts ConnectOptions) (*mongo.Clien
 		return nil, classifyURIError(uri, redacted, timeout, err)
 	}
 
+	// The driver accepts host names it can never resolve, such as ones with
+	// spaces; they are typing mistakes, so say so at once instead of after
+	// the connect timeout.
+	for _, h := range co.Hosts {
+		if strings.ContainsAny(h, " \t\r\n\"<>\\^`{|}") {
+			return nil, &URIError{URI: redacted, Reason: fmt.Sprintf("invalid host %q", scrubReason(uri, h))}
+		}
+	}
+
 	if co.ServerSelectionTimeout != nil && *co.ServerSelectionTimeout > 0 {
 		timeout = *co.ServerSelectionTimeout
 	} else {

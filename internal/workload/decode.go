@@ -160,7 +160,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			continue
 		}
 
-		d.decode(val, v.Field(idx), fieldPath)
+		d.decode(val, v.FieldByIndex(idx), fieldPath)
 	}
 }
 
@@ -182,9 +182,10 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 	v.Set(s)
 }
 
-// structFields maps yaml tag names to field indexes.
-func structFields(t reflect.Type) map[string]int {
-	m := make(map[string]int, t.NumField())
+// structFields maps yaml tag names to field index paths; fields tagged
+// ",inline" contribute their own fields, as in yaml.v3.
+func structFields(t reflect.Type) map[string][]int {
+	m := make(map[string][]int, t.NumField())
 
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -192,12 +193,20 @@ func structFields(t reflect.Type) map[string]int {
 			continue
 		}
 
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if opts == "inline" && f.Type.Kind() == reflect.Struct {
+			for k, sub := range structFields(f.Type) {
+				m[k] = append([]int{i}, sub...)
+			}
+
+			continue
+		}
+
 		if name == "" || name == "-" {
 			continue
 		}
 
-		m[name] = i
+		m[name] = []int{i}
 	}
 
 	return m
@@ -205,7 +214,7 @@ func structFields(t reflect.Type) map[string]int {
 
 // suggest names the closest known field, or lists them all, so that a typo
 // is fixed without opening the docs.
-func suggest(key string, fields map[string]int) string {
+func suggest(key string, fields map[string][]int) string {
 	names := make([]string, 0, len(fields))
 	for name := range fields {
 		names = append(names, name)

@@ -126,10 +126,6 @@ func (s *Spec) applyDefaults() {
 		r.Concurrency = DefaultConcurrency
 	}
 
-	if r.Duration == 0 && r.MaxOperations == 0 && s.node("run.duration") == nil {
-		r.Duration = Duration(DefaultDuration)
-	}
-
 	if r.Interval == 0 && s.node("run.interval") == nil {
 		r.Interval = Duration(DefaultInterval)
 	}
@@ -141,6 +137,8 @@ func (s *Spec) applyDefaults() {
 	if r.AbortAfter == 0 && s.node("run.abort_after") == nil {
 		r.AbortAfter = Duration(DefaultAbortAfter)
 	}
+
+	s.applyPhaseDefaults()
 
 	for i := range s.Load {
 		l := &s.Load[i]

@@ -39,8 +39,12 @@ type Spec struct {
 	// Load lists the bulk inserts done before measurement starts.
 	Load []LoadStep `yaml:"load" json:"load,omitempty"`
 
-	// Run configures the measured phase.
+	// Run holds settings shared by all phases, and is the measured phase
+	// itself when Phases is empty.
 	Run Run `yaml:"run" json:"run"`
+
+	// Phases, when set, run in order after loading.
+	Phases []Phase `yaml:"phases" json:"phases,omitempty"`
 
 	// Operations are the named operations the run phase executes.
 	Operations []Operation `yaml:"operations" json:"operations"`
@@ -113,21 +117,11 @@ type LoadStep struct {
 	Document *Template `yaml:"document" json:"document"`
 }
 
-// Run configures the measured phase.
+// Run holds the settings every phase shares, and, when the workload has no
+// phases list, the one measured phase itself (named "run").
 type Run struct {
-	// Concurrency is the number of closed-loop workers (clients).
-	Concurrency int `yaml:"concurrency" json:"concurrency"`
-
-	// Duration is how long to measure, after warm-up.
-	Duration Duration `yaml:"duration" json:"duration"`
-
-	// MaxOperations stops the run after this many measured operations
-	// (0: no limit). With both set, whichever comes first ends the run.
-	MaxOperations int64 `yaml:"max_operations" json:"max_operations,omitempty"`
-
-	// Warmup runs the workload for this long before measuring; its
-	// operations are not in any reported figure.
-	Warmup Duration `yaml:"warmup" json:"warmup"`
+	// Phase is the single measured phase of a workload without phases.
+	Phase `yaml:",inline"`
 
 	// Interval is the period of progress lines and interval snapshots.
 	Interval Duration `yaml:"interval" json:"interval"`
@@ -139,13 +133,162 @@ type Run struct {
 	// the run counts as failed (exit code 1).
 	MaxErrorRate float64 `yaml:"max_error_rate" json:"max_error_rate"`
 
-	// AbortAfter ends the run when no operation has succeeded for this
+	// AbortAfter ends a phase when no operation has succeeded for this
 	// long, so that a dead server never makes a run hang.
 	AbortAfter Duration `yaml:"abort_after" json:"abort_after"`
+}
+
+// Phase is one stage of a run with its own operations and load model:
+// closed-loop workers (default), an open-loop rate, ramping stages, or
+// repeated growth blocks; optionally with latency-paced background jobs.
+type Phase struct {
+	// Name labels the phase in results ("run" for the run section).
+	Name string `yaml:"name" json:"name,omitempty"`
+
+	// Measure false runs the phase (e.g. to warm caches) without reporting
+	// it among the measured figures.
+	Measure *bool `yaml:"measure" json:"measure,omitempty"`
+
+	// Operations restricts the phase's weighted mix to these operations
+	// (default: all operations not used as background jobs).
+	Operations []string `yaml:"operations" json:"operations,omitempty"`
 
 	// Sequence, when set, runs these operations in order each iteration
-	// instead of a weighted mix of all operations.
+	// instead of a weighted mix.
 	Sequence []string `yaml:"sequence" json:"sequence,omitempty"`
+
+	// Concurrency is the number of closed-loop workers (clients).
+	Concurrency int `yaml:"concurrency" json:"concurrency"`
+
+	// Duration is how long to measure, after warm-up.
+	Duration Duration `yaml:"duration" json:"duration"`
+
+	// MaxOperations stops the phase after this many measured operations
+	// (0: no limit). With both set, whichever comes first ends the phase.
+	MaxOperations int64 `yaml:"max_operations" json:"max_operations,omitempty"`
+
+	// Warmup runs the phase for this long before measuring; its
+	// operations are not in any reported figure.
+	Warmup Duration `yaml:"warmup" json:"warmup"`
+
+	// Rate makes the phase open-loop: operations start on a fixed schedule
+	// from the phase's start, whether earlier ones returned or not, and
+	// latency counts from the scheduled start.
+	Rate Rate `yaml:"rate" json:"rate,omitempty"`
+
+	// MaxInFlight bounds the operations of an open-loop phase in flight at
+	// once; more due operations wait (and count as late).
+	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight,omitempty"`
+
+	// MaxBacklog bounds the due operations waiting for an in-flight slot;
+	// operations beyond it are dropped and counted.
+	MaxBacklog int `yaml:"max_backlog" json:"max_backlog,omitempty"`
+
+	// Stages ramp the rate (open-loop) or the concurrency (closed-loop).
+	Stages []Stage `yaml:"stages" json:"stages,omitempty"`
+
+	// Blocks repeats a block of steps until a condition holds, recording
+	// latency and collection size per block (growth curves).
+	Blocks *Blocks `yaml:"blocks" json:"blocks,omitempty"`
+
+	// Background runs jobs alongside the phase's operations.
+	Background []Background `yaml:"background" json:"background,omitempty"`
+}
+
+// Stage is one step of a ramp: over Duration the rate (or concurrency)
+// moves to its target, linearly or at once.
+type Stage struct {
+	// Duration of the stage.
+	Duration Duration `yaml:"duration" json:"duration"`
+
+	// Rate is the target rate of an open-loop ramp.
+	Rate Rate `yaml:"rate" json:"rate,omitempty"`
+
+	// Concurrency is the target number of workers of a closed-loop ramp.
+	Concurrency int `yaml:"concurrency" json:"concurrency,omitempty"`
+
+	// Shape is "linear" (default) or "step".
+	Shape string `yaml:"shape" json:"shape,omitempty"`
+}
+
+// Blocks describes growth blocks: the steps run in order, as one block, and
+// the block repeats until one of the Until conditions holds.
+type Blocks struct {
+	// Steps make up one block.
+	Steps []Step `yaml:"steps" json:"steps"`
+
+	// Until ends the repetition.
+	Until Until `yaml:"until" json:"until"`
+}
+
+// Step runs a number of operations at a concurrency.
+type Step struct {
+	// Operations is the step's weighted mix.
+	Operations []string `yaml:"operations" json:"operations,omitempty"`
+
+	// Sequence runs these operations in order each iteration instead.
+	Sequence []string `yaml:"sequence" json:"sequence,omitempty"`
+
+	// Count is the number of operations the step runs.
+	Count int64 `yaml:"count" json:"count"`
+
+	// Concurrency is the number of workers (default: the phase's).
+	Concurrency int `yaml:"concurrency" json:"concurrency,omitempty"`
+}
+
+// Until is the stop condition of growth blocks; the first that holds wins.
+type Until struct {
+	// Documents stops once Collection holds at least this many documents.
+	Documents int64 `yaml:"documents" json:"documents,omitempty"`
+
+	// Collection is the collection whose size is recorded after each block
+	// and checked against Documents.
+	Collection string `yaml:"collection" json:"collection"`
+
+	// Duration stops after this much time.
+	Duration Duration `yaml:"duration" json:"duration,omitempty"`
+
+	// Blocks stops after this many blocks.
+	Blocks int `yaml:"blocks" json:"blocks,omitempty"`
+}
+
+// Background is a job run beside a phase's operations at a fixed or a
+// latency-paced rate, such as a bulk update that must not hurt the
+// foreground's latency.
+type Background struct {
+	// Operation names the job's operation.
+	Operation string `yaml:"operation" json:"operation"`
+
+	// Rate is a fixed rate for the job.
+	Rate Rate `yaml:"rate" json:"rate,omitempty"`
+
+	// Pacing adjusts the job's rate each interval from its latency.
+	Pacing *Pacing `yaml:"pacing" json:"pacing,omitempty"`
+
+	// MaxInFlight bounds the job's operations in flight (default 4).
+	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight,omitempty"`
+}
+
+// Pacing is latency-paced rate control: each interval, below Low the rate is
+// multiplied by SpeedUp, at or above High by SlowDown, in between it holds,
+// always within [Min, Max].
+type Pacing struct {
+	// Start, Min and Max are the initial rate, the floor and the ceiling.
+	Start Rate `yaml:"start" json:"start"`
+	Min   Rate `yaml:"min" json:"min"`
+	Max   Rate `yaml:"max" json:"max"`
+
+	// Low and High are the latency thresholds.
+	Low  Duration `yaml:"low" json:"low"`
+	High Duration `yaml:"high" json:"high"`
+
+	// SpeedUp and SlowDown are the rate factors.
+	SpeedUp  float64 `yaml:"speed_up" json:"speed_up"`
+	SlowDown float64 `yaml:"slow_down" json:"slow_down"`
+
+	// Percentile of the job's latency compared with the thresholds
+	// (default 99).
+	Percentile float64 `yaml:"percentile" json:"percentile"`
 }
 
 // Operation is one named operation.

@@ -3,7 +3,9 @@ package workload
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -124,4 +126,49 @@ func (wc *WriteConcern) Label() string {
 	}
 
 	return s
+}
+
+// Rate is a number of operations per second, written "2000/s", "90/m",
+// "5/h" or as a plain number of operations per second.
+type Rate float64
+
+// PerSecond returns the rate in operations per second.
+func (r Rate) PerSecond() float64 { return float64(r) }
+
+// String formats the rate as "2000/s".
+func (r Rate) String() string { return strconv.FormatFloat(float64(r), 'g', -1, 64) + "/s" }
+
+// MarshalJSON writes the rate in operations per second.
+func (r Rate) MarshalJSON() ([]byte, error) { return json.Marshal(float64(r)) }
+
+func (r *Rate) decodeNode(n *yaml.Node, path string) *yamlpos.Error {
+	const hint = `must be a rate such as "2000/s", "90/m" or a number of operations per second`
+
+	if n.Kind != yaml.ScalarNode {
+		return yamlpos.At(n, path, hint)
+	}
+
+	num, unit, hasUnit := strings.Cut(n.Value, "/")
+
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return yamlpos.At(n, path, "%q: %s", n.Value, hint)
+	}
+
+	if hasUnit {
+		per := map[string]float64{"s": 1, "m": 60, "h": 3600, "ms": 0.001}[strings.TrimSpace(unit)]
+		if per == 0 {
+			return yamlpos.At(n, path, "%q: unknown unit %q (use /s, /m, /h or /ms)", n.Value, unit)
+		}
+
+		v /= per
+	}
+
+	if v < 0 {
+		return yamlpos.At(n, path, "must not be negative")
+	}
+
+	*r = Rate(v)
+
+	return nil
 }

@@ -129,8 +129,9 @@ func (s *Spec) Validate() []error {
 		v.load(yamlpos.Index("load", i), l, collections)
 	}
 
-	v.run()
-	v.operations(collections)
+	ops := v.operations(collections)
+	v.settings()
+	v.phases(ops, collections)
 
 	yamlpos.Sort(v.errs)
 
@@ -248,67 +249,20 @@ func (v *validator) collectionRef(p, name string, collections map[string]*Collec
 	}
 }
 
-func (v *validator) run() {
-	r := v.s.Run
-
-	if r.Concurrency <= 0 || r.Concurrency > maxConcurrency {
-		v.at("run.concurrency", "must be between 1 and %d", maxConcurrency)
-	}
-
-	if r.Duration == 0 && r.MaxOperations == 0 {
-		v.at("run.duration", "the run needs a duration, max_operations, or both")
-	}
-
-	if r.MaxOperations < 0 {
-		v.at("run.max_operations", "must be >= 0")
-	}
-
-	if r.Interval.D() < minInterval {
-		v.at("run.interval", "must be at least %s", minInterval)
-	}
-
-	if r.Timeout <= 0 {
-		v.at("run.timeout", "must be > 0")
-	}
-
-	if r.AbortAfter <= 0 {
-		v.at("run.abort_after", "must be > 0")
-	}
-
-	if r.MaxErrorRate < 0 || r.MaxErrorRate > 1 {
-		v.at("run.max_error_rate", "must be between 0 and 1 (a fraction, e.g. 0.01 for 1%%)")
-	}
-}
-
-func (v *validator) operations(collections map[string]*Collection) {
+func (v *validator) operations(collections map[string]*Collection) map[string]bool {
 	ops := v.s.Operations
+	byName := map[string]bool{}
+
 	if len(ops) == 0 {
 		v.at("operations", "at least one operation is required")
-		return
+		return byName
 	}
-
-	byName := map[string]bool{}
 
 	for i := range ops {
 		v.operation(yamlpos.Index("operations", i), &ops[i], collections, byName)
 	}
 
-	for i, name := range v.s.Run.Sequence {
-		if !byName[name] {
-			v.at(yamlpos.Index("run.sequence", i), "operation %q is not defined in operations", name)
-		}
-	}
-
-	if len(v.s.Run.Sequence) == 0 {
-		total := 0.0
-		for _, o := range ops {
-			total += o.WeightOf()
-		}
-
-		if total <= 0 {
-			v.at("operations", "the weights of the mix add up to 0")
-		}
-	}
+	return byName
 }
 
 func (v *validator) operation(p string, o *Operation, collections map[string]*Collection, names map[string]bool) {
@@ -325,10 +279,6 @@ func (v *validator) operation(p string, o *Operation, collections map[string]*Co
 
 	if o.Weight != nil && *o.Weight <= 0 {
 		v.at(yamlpos.Field(p, "weight"), "must be > 0")
-	}
-
-	if o.Weight != nil && len(v.s.Run.Sequence) > 0 {
-		v.at(yamlpos.Field(p, "weight"), "weights apply to a mix; run.sequence runs operations in order")
 	}
 
 	if v.set(yamlpos.Field(p, "timeout")) && o.Timeout <= 0 {

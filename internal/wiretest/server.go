@@ -1,0 +1,554 @@
+package wiretest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// defaultAddr keeps the server off the network and lets the kernel pick a
+// free port, so parallel tests never collide.
+const defaultAddr = "127.0.0.1:0"
+
+// maxCommandNames bounds Stats.Requests, so that a client sending random
+// command names cannot grow it without limit; further names are counted
+// under otherCommands.
+const (
+	maxCommandNames = 256
+	otherCommands   = "<other>"
+)
+
+// largeBuffer is the read-buffer capacity above which a connection drops its
+// buffer after a message, so that one 48 MB insert does not pin 48 MB for
+// the connection's lifetime.
+const largeBuffer = 1 << 20
+
+// Config configures a Server. The zero value is a null server on a free
+// loopback port that answers at once and returns no documents from find.
+type Config struct {
+	// Addr is the TCP address to listen on; empty means 127.0.0.1 with a
+	// port chosen by the kernel.
+	Addr string
+
+	// Latency decides how long each reply is held; nil means none. It can
+	// be replaced later with SetLatency.
+	Latency Latency
+
+	// FindDocs is how many small documents find and aggregate return, so
+	// that read paths in the code under test have something to decode.
+	// Keep it modest: all of them go into a single reply.
+	FindDocs int
+
+	// Logger receives connection and protocol-error events; nil discards
+	// them.
+	Logger *slog.Logger
+}
+
+// Server is a minimal MongoDB wire-protocol server: it answers the commands
+// a driver and a load generator send with plausible, canned replies, holding
+// each reply as long as its Latency says. It stores nothing.
+//
+// All methods are safe for concurrent use.
+type Server struct {
+	ln     net.Listener
+	logger *slog.Logger
+	start  time.Time
+
+	// docs are the canned documents find returns; built once at Start and
+	// only read afterwards, so connections share them without locking.
+	docs bson.A
+
+	latency atomic.Pointer[latencyBox]
+
+	// done is closed by Close to release replies being held.
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+
+	// wg counts the accept loop and every connection goroutine, for Close
+	// to wait on.
+	wg sync.WaitGroup
+
+	mu     sync.Mutex // guards closed and conns
+	closed bool
+	conns  map[net.Conn]struct{}
+
+	nextConnID atomic.Int64
+	nextReqID  atomic.Int32
+	inFlight   atomic.Int64
+
+	stats counters
+}
+
+// latencyBox lets an interface value live behind an atomic pointer.
+type latencyBox struct {
+	l Latency
+}
+
+// Stats is a snapshot of what the server has seen since it started.
+type Stats struct {
+	// Requests counts commands by name (the command document's first key),
+	// whether they arrived as OP_MSG or OP_QUERY, answered or not.
+	Requests map[string]int64
+
+	// Replies counts replies written to a connection. Requests held when
+	// the server closed, and moreToCome requests, get none.
+	Replies int64
+
+	// MoreToCome counts OP_MSG requests flagged moreToCome (unacknowledged,
+	// w:0 writes), which by protocol get no reply.
+	MoreToCome int64
+
+	// MaxInFlight is the largest number of requests being processed at
+	// once, the load the server actually saw.
+	MaxInFlight int
+
+	// Connections counts accepted connections, which shows how many a
+	// client's pool really opened.
+	Connections int64
+
+	// LegacyQueries counts requests that arrived as OP_QUERY, which drivers
+	// use only for the first hello of a connection's handshake.
+	LegacyQueries int64
+
+	// ProtocolErrors counts connections closed because a message could not
+	// be parsed.
+	ProtocolErrors int64
+}
+
+// counters is the mutable side of Stats.
+type counters struct {
+	mu       sync.Mutex // guards requests
+	requests map[string]int64
+
+	replies        atomic.Int64
+	moreToCome     atomic.Int64
+	maxInFlight    atomic.Int64
+	connections    atomic.Int64
+	legacyQueries  atomic.Int64
+	protocolErrors atomic.Int64
+}
+
+// Start listens on cfg.Addr and serves in the background until Close.
+func Start(cfg Config) (*Server, error) {
+	addr := cfg.Addr
+	if addr == "" {
+		addr = defaultAddr
+	}
+
+	docs, err := cannedDocs(cfg.FindDocs)
+	if err != nil {
+		return nil, err
+	}
+
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("wiretest: listen on %s: %w", addr, err)
+	}
+
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+
+	s := &Server{
+		ln:     ln,
+		logger: logger,
+		start:  time.Now(),
+		docs:   docs,
+		done:   make(chan struct{}),
+		conns:  make(map[net.Conn]struct{}),
+		stats:  counters{requests: make(map[string]int64)},
+	}
+	s.SetLatency(cfg.Latency)
+
+	s.wg.Add(1)
+
+	go s.acceptLoop()
+
+	return s, nil
+}
+
+// cannedDocs builds the documents find returns, encoded once so that
+// replies only copy bytes.
+func cannedDocs(n int) (bson.A, error) {
+	docs := make(bson.A, max(n, 0))
+
+	for i := range docs {
+		raw, err := bson.Marshal(bson.D{
+			{Key: "_id", Value: int32(i)},
+			{Key: "value", Value: "wiretest"},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("wiretest: encode find document: %w", err)
+		}
+
+		docs[i] = bson.Raw(raw)
+	}
+
+	return docs, nil
+}
+
+// URI returns a connection string for the driver. directConnection makes
+// the driver treat the server as a standalone without topology discovery.
+func (s *Server) URI() string {
+	return "mongodb://" + s.hostPort() + "/?directConnection=true"
+}
+
+// Addr returns the address the server listens on, for tests that speak the
+// wire protocol by hand.
+func (s *Server) Addr() net.Addr {
+	return s.ln.Addr()
+}
+
+// hostPort returns the listening address as host:port, replacing a
+// wildcard IP with loopback so that the result is dialable.
+func (s *Server) hostPort() string {
+	tcp, isTCP := s.ln.Addr().(*net.TCPAddr)
+	if !isTCP {
+		return s.ln.Addr().String()
+	}
+
+	ip := tcp.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+		if tcp.IP != nil && tcp.IP.To4() == nil {
+			ip = net.IPv6loopback
+		}
+	}
+
+	return net.JoinHostPort(ip.String(), fmt.Sprint(tcp.Port))
+}
+
+// SetLatency replaces the latency for requests received from now on;
+// requests already being held keep their deadline. Nil means no delay. A
+// Stall placed with After is anchored to the server's start, not to this
+// call.
+func (s *Server) SetLatency(l Latency) {
+	if l == nil {
+		l = Fixed(0)
+	}
+
+	s.latency.Store(&latencyBox{l: anchorLatency(l, s.start)})
+}
+
+// Close stops listening, closes every connection, releases held replies
+// without sending them and waits for all the server's goroutines. It is
+// idempotent: later calls wait for the first to finish and return its
+// result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+
+		for c := range s.conns {
+			_ = c.Close() // unblocks the connection's read
+		}
+		s.mu.Unlock()
+
+		close(s.done)
+
+		s.closeErr = s.ln.Close()
+		s.wg.Wait()
+	})
+
+	return s.closeErr
+}
+
+// Stats returns a snapshot of the server's counters.
+func (s *Server) Stats() Stats {
+	s.stats.mu.Lock()
+	requests := make(map[string]int64, len(s.stats.requests))
+	for k, v := range s.stats.requests {
+		requests[k] = v
+	}
+	s.stats.mu.Unlock()
+
+	return Stats{
+		Requests:       requests,
+		Replies:        s.stats.replies.Load(),
+		MoreToCome:     s.stats.moreToCome.Load(),
+		MaxInFlight:    int(s.stats.maxInFlight.Load()),
+		Connections:    s.stats.connections.Load(),
+		LegacyQueries:  s.stats.legacyQueries.Load(),
+		ProtocolErrors: s.stats.protocolErrors.Load(),
+	}
+}
+
+// acceptLoop accepts connections until the listener closes.
+func (s *Server) acceptLoop() {
+	defer s.wg.Done()
+
+	var backoff time.Duration
+
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if s.isClosing() || errors.Is(err, net.ErrClosed) {
+				return
+			}
+
+			// A transient failure such as running out of file descriptors:
+			// back off, as net/http does, rather than spin.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.logger.Warn("wiretest: accept failed", "err", err, "retry_in", backoff)
+
+			if !s.sleep(backoff) {
+				return
+			}
+
+			continue
+		}
+
+		backoff = 0
+
+		if !s.track(c) {
+			_ = c.Close()
+			return
+		}
+
+		go s.serveConn(c)
+	}
+}
+
+// isClosing reports whether Close has begun.
+func (s *Server) isClosing() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// sleep waits for d unless the server closes first, reporting whether the
+// full duration passed.
+func (s *Server) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+
+	select {
+	case <-t.C:
+		return true
+	case <-s.done:
+		return false
+	}
+}
+
+// track registers a new connection, refusing it once Close has begun.
+// Registering and counting it in wg under the same lock that Close takes
+// guarantees that Close either closes and waits for it, or it is refused.
+func (s *Server) track(c net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	if s.closed {
+		return false
+	}
+
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+
+	return true
+}
+
+// untrack forgets and closes a connection whose goroutine is ending.
+func (s *Server) untrack(c net.Conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+
+	_ = c.Close()
+}
+
+// conn is the per-connection state reused from one request to the next.
+type conn struct {
+	net.Conn
+	id    int64
+	in    []byte // the current message after its header
+	out   []byte // the current reply
+	timer *time.Timer
+}
+
+// serveConn reads and answers one connection's requests, one at a time.
+// That is how MongoDB serves a connection, and drivers never pipeline
+// requests on one connection (they wait for each reply, or send moreToCome
+// requests that want none), so reading the next request only after
+// answering this one loses nothing and keeps a held reply holding up its
+// connection, as on a real server.
+func (s *Server) serveConn(nc net.Conn) {
+	defer s.wg.Done()
+	defer s.untrack(nc)
+
+	c := &conn{Conn: nc, id: s.nextConnID.Add(1)}
+	s.stats.connections.Add(1)
+	s.logger.Debug("wiretest: connection opened", "conn", c.id, "remote", nc.RemoteAddr().String())
+
+	r := bufio.NewReader(nc)
+
+	var hdr [headerLen]byte
+
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			s.logger.Debug("wiretest: connection closed", "conn", c.id, "err", err)
+			return
+		}
+
+		h, err := parseHeader(hdr[:])
+		if err != nil {
+			s.protocolError(c, err)
+			return
+		}
+
+		n := int(h.length) - headerLen
+		if cap(c.in) < n {
+			c.in = make([]byte, n)
+		}
+
+		c.in = c.in[:n]
+
+		if _, err := io.ReadFull(r, c.in); err != nil {
+			s.logger.Debug("wiretest: connection closed mid-message", "conn", c.id, "err", err)
+			return
+		}
+
+		received := time.Now()
+
+		req, err := parseMessage(h, c.in)
+		if err != nil {
+			s.protocolError(c, err)
+			return
+		}
+
+		if !s.handle(c, req, received) {
+			return
+		}
+
+		if cap(c.in) > largeBuffer {
+			c.in = nil
+		}
+	}
+}
+
+// protocolError records and logs a message that could not be parsed; the
+// caller then closes the connection, since its byte stream can no longer be
+// trusted to be framed correctly.
+func (s *Server) protocolError(c *conn, err error) {
+	s.stats.protocolErrors.Add(1)
+	s.logger.Warn("wiretest: closing connection after malformed message", "conn", c.id, "err", err)
+}
+
+// handle answers one request, holding the reply until its latency has
+// passed. It reports whether the connection should go on.
+func (s *Server) handle(c *conn, req *request, received time.Time) bool {
+	inFlight := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+
+	s.stats.noteInFlight(inFlight)
+
+	cmd := req.command()
+	s.stats.count(cmd, req)
+
+	delay := s.latency.Load().l.Delay(received, int(inFlight))
+
+	if !req.moreToCome {
+		doc, err := bson.Marshal(s.answer(req, cmd, c.id, received))
+		if err != nil {
+			s.logger.Error("wiretest: encode reply", "conn", c.id, "command", cmd, "err", err)
+			return false
+		}
+
+		reqID := s.nextReqID.Add(1)
+		if req.opCode == opQuery {
+			c.out = appendOpReply(c.out[:0], reqID, req.requestID, doc)
+		} else {
+			c.out = appendMsgReply(c.out[:0], reqID, req.requestID, doc)
+		}
+	}
+
+	// A moreToCome request is held too: the server is "busy" with it, so
+	// the connection's next request waits, as it would on a real server.
+	if !s.hold(c, received.Add(delay)) {
+		return false
+	}
+
+	if req.moreToCome {
+		return true
+	}
+
+	if _, err := c.Write(c.out); err != nil {
+		s.logger.Debug("wiretest: write reply", "conn", c.id, "err", err)
+		return false
+	}
+
+	s.stats.replies.Add(1)
+
+	if cap(c.out) > largeBuffer {
+		c.out = nil
+	}
+
+	return true
+}
+
+// hold waits until deadline on the connection's reusable timer, or until
+// the server closes, reporting whether the deadline was reached.
+func (s *Server) hold(c *conn, deadline time.Time) bool {
+	d := time.Until(deadline)
+	if d <= 0 {
+		return !s.isClosing()
+	}
+
+	if c.timer == nil {
+		c.timer = time.NewTimer(d)
+	} else {
+		// Since Go 1.23 Reset after a fired or stopped timer needs no
+		// draining: no stale tick can be received.
+		c.timer.Reset(d)
+	}
+
+	select {
+	case <-c.timer.C:
+		return true
+	case <-s.done:
+		c.timer.Stop()
+		return false
+	}
+}
+
+// noteInFlight raises maxInFlight to n if n is larger.
+func (st *counters) noteInFlight(n int64) {
+	for {
+		cur := st.maxInFlight.Load()
+		if n <= cur || st.maxInFlight.CompareAndSwap(cur, n) {
+			return
+		}
+	}
+}
+
+// count records a request under its command name.
+func (st *counters) count(cmd string, req *request) {
+	if req.opCode == opQuery {
+		st.legacyQueries.Add(1)
+	}
+
+	if req.moreToCome {
+		st.moreToCome.Add(1)
+	}
+
+	st.mu.Lock()
+	defer st.mu.Unlock()
+
+	if _, known := st.requests[cmd]; !known && len(st.requests) >= maxCommandNames {
+		cmd = otherCommands
+	}
+
+	st.requests[cmd]++
+}
