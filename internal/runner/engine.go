@@ -450,4 +450,3 @@ func (nopObserver) PhaseStarted(Phase)                              {}
 func (nopObserver) Warmup(Phase, time.Duration)                     {}
 func (nopObserver) Interval(Phase, metrics.Interval, time.Duration) {}
 func (nopObserver) PhaseEnded(Phase, *PhaseResult)                  {}
-
