@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"fmt"
-	"io"
-	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/mongobench/mongobench/internal/result"
@@ -61,21 +57,113 @@ func newResultBuilder(st *State, path string, spec *workload.Spec, t *openedTarg
 	}
 }
 
-// add converts a finished phase.
-func (b *resultBuilder) add(pr *runner.PhaseResult) {
-	name := pr.Phase.Name
-	if name != result.PhaseRun {
-		name = result.PhaseLoad + ":" + strings.TrimPrefix(name, "load_")
-	}
-
-	p, err := result.PhaseFromRegistry(name, pr.Phase.Warmup, pr.Registry)
+// add converts a finished phase; excluded marks a phase run with
+// measure: false.
+func (b *resultBuilder) add(pr *runner.PhaseResult, excluded bool) {
+	p, err := convertPhase(pr)
 	if err != nil {
 		b.errs = append(b.errs, err)
 		return
 	}
 
+	p.Excluded = excluded
 	b.res.AddPhase(p)
 }
+
+// convertPhase turns a runner phase into its results-file form.
+func convertPhase(pr *runner.PhaseResult) (result.Phase, error) {
+	name := pr.Phase.Name
+	if pr.Phase.Model == "load" {
+		name = result.PhaseLoad + ":" + strings.TrimPrefix(name, "load_")
+	}
+
+	p, err := result.PhaseFromRegistry(name, pr.Phase.Warmup, pr.Registry)
+	if err != nil {
+		return p, err
+	}
+
+	p.Model = pr.Phase.Model
+
+	if pr.Service != nil {
+		if err := result.AddServiceTimes(&p, pr.Service); err != nil {
+			return p, err
+		}
+	}
+
+	p.Schedule = convertSchedule(pr.Schedule, pr.Phase.Concurrency)
+
+	for _, t := range pr.Targets {
+		p.Targets = append(p.Targets, result.PlanPoint{ElapsedS: t.Elapsed.Seconds(), Rate: t.Rate, Concurrency: t.Concurrency})
+	}
+
+	for _, blk := range pr.Blocks {
+		ops, secs, err := result.BlockOperations(pr.Registry, blk.FirstInterval, blk.EndInterval)
+		if err != nil {
+			return p, err
+		}
+
+		p.Blocks = append(p.Blocks, result.Block{
+			Index:     blk.Index,
+			Start:     blk.Start.Round(0),
+			End:       blk.End.Round(0),
+			DurationS: secs,
+			Complete:  blk.Complete,
+			Collection: result.CollectionSize{
+				Name: blk.Size.Collection, Documents: blk.Size.Documents, DataBytes: blk.Size.DataBytes,
+				StorageBytes: blk.Size.StorageBytes, IndexBytes: blk.Size.IndexBytes, Note: blk.Size.Note, Error: blk.Size.Error,
+			},
+			Operations: ops,
+		})
+	}
+
+	for _, bg := range pr.Background {
+		out := result.Background{
+			Operation:            bg.Operation,
+			Rate:                 bg.Rate,
+			HighestSustainedRate: bg.HighestSustained,
+			Schedule:             convertSchedule(bg.Schedule, 0),
+		}
+
+		if pc := bg.Pacing; pc != nil {
+			out.Rate = 0
+			out.Pacing = &result.Pacing{
+				Start: pc.Start, Min: pc.Min, Max: pc.Max,
+				LowUS: micros(pc.Low), HighUS: micros(pc.High),
+				SpeedUp: pc.SpeedUp, SlowDown: pc.SlowDown, Percentile: bg.Percentile,
+			}
+		}
+
+		for _, pt := range bg.Trajectory {
+			out.Trajectory = append(out.Trajectory, result.PacingPoint{
+				OffsetS: pt.Offset.Seconds(), Rate: pt.Rate, ObservedUS: micros(pt.Observed),
+				Samples: pt.Samples, Action: string(pt.Action),
+			})
+		}
+
+		p.Background = append(p.Background, out)
+	}
+
+	return p, nil
+}
+
+func convertSchedule(st *runner.ScheduleStats, slots int) *result.Schedule {
+	if st == nil {
+		return nil
+	}
+
+	return &result.Schedule{
+		Scheduled:         st.Scheduled,
+		Late:              st.Late,
+		Dropped:           st.Dropped,
+		Pending:           st.Pending,
+		MaxInFlight:       slots,
+		MaxWaitUS:         micros(st.MaxWait),
+		MaxSchedulerLagUS: micros(st.MaxSchedulerLag),
+		Warning:           st.Warning,
+	}
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // build finishes the result with how the run ended.
 func (b *resultBuilder) build(final *runner.PhaseResult) *result.Result {
@@ -99,63 +187,3 @@ func (b *resultBuilder) build(final *runner.PhaseResult) *result.Result {
 	return b.res
 }
 
-// printSummary writes the end-of-run table of the main phase.
-func printSummary(w io.Writer, res *result.Result) {
-	p := res.MainPhase()
-	if p == nil || len(p.Operations) == 0 {
-		fmt.Fprintln(w, "No operation was measured.")
-		return
-	}
-
-	fmt.Fprintf(w, "\n%s — %s phase, %.1fs measured, %d workers, target %s\n",
-		res.Workload.Name, p.Name, p.DurationS, res.Concurrency, res.Target.ServerVersion)
-
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "operation\tcount\tops/s\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax\terrors\t")
-
-	for _, o := range p.Operations {
-		l := o.LatencyUS
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			o.Name, o.Count, o.OpsPerSec,
-			latencyCell(o.Count, l.Mean), latencyCell(o.Count, l.P50), latencyCell(o.Count, l.P90),
-			latencyCell(o.Count, l.P95), latencyCell(o.Count, l.P99), latencyCell(o.Count, l.P999),
-			latencyCell(o.Count, l.Max), errorsCell(o.Errors))
-	}
-
-	_ = tw.Flush()
-}
-
-func latencyCell(count int64, us float64) string {
-	if count == 0 {
-		return "-"
-	}
-
-	return formatMicros(us)
-}
-
-// errorsCell lists error counts by kind, most frequent first.
-func errorsCell(errs map[string]int64) string {
-	if len(errs) == 0 {
-		return "0"
-	}
-
-	kinds := make([]string, 0, len(errs))
-	for k := range errs {
-		kinds = append(kinds, k)
-	}
-
-	sort.Slice(kinds, func(i, j int) bool {
-		if errs[kinds[i]] != errs[kinds[j]] {
-			return errs[kinds[i]] > errs[kinds[j]]
-		}
-
-		return kinds[i] < kinds[j]
-	})
-
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%s:%d", k, errs[k])
-	}
-
-	return strings.Join(parts, " ")
-}

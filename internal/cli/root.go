@@ -104,6 +104,7 @@ the workload allows; 2 bad input (usage, workload file, URI).`,
 		newRunCommand(st),
 		newValidateCommand(st),
 		newVersionCommand(st),
+		newTestServerCommand(st),
 	)
 
 	return root

@@ -180,7 +180,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 
 	for _, l := range w.loads {
 		pres := eng.Load(ctx, l)
-		rb.add(pres)
+		rb.add(pres, false)
 		final = pres
 
 		if pres.Status != runner.StatusCompleted {
@@ -198,7 +198,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 			Mix:  spec.MixOperations(p),
 			Ops:  w.ops,
 		})
-		rb.add(final)
+		rb.add(final, !p.Measured())
 	}
 
 	res := rb.build(final)
@@ -233,10 +233,17 @@ func verdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res *res
 	}
 
 	var ok, bad int64
-	for _, o := range res.Operations {
-		ok += o.Count
-		for _, n := range o.Errors {
-			bad += n
+
+	for _, p := range res.Phases {
+		if p.Excluded {
+			continue
+		}
+
+		for _, o := range p.Operations {
+			ok += o.Count
+			for _, n := range o.Errors {
+				bad += n
+			}
 		}
 	}
 

@@ -127,6 +127,21 @@ type Phase struct {
 	Operations []Operation `json:"operations"`
 	// Intervals are the per-tick measurements, contiguous and in order.
 	Intervals []Interval `json:"intervals"`
+
+	// Model is the load model: closed, rate, ramping-rate,
+	// ramping-concurrency, blocks, or load for loading phases.
+	Model string `json:"model,omitempty"`
+	// Excluded marks a phase run with measure: false (a warm-up phase):
+	// kept for the record, left out of summaries and comparisons.
+	Excluded bool `json:"excluded,omitempty"`
+	// Schedule says how well an open-loop schedule was kept.
+	Schedule *Schedule `json:"schedule,omitempty"`
+	// Targets are the planned rate or concurrency at each interval's end.
+	Targets []PlanPoint `json:"targets,omitempty"`
+	// Blocks are the growth blocks of a blocks phase.
+	Blocks []Block `json:"blocks,omitempty"`
+	// Background are the jobs run beside the phase's operations.
+	Background []Background `json:"background,omitempty"`
 }
 
 // Interval is the measurements between two ticks.
@@ -165,6 +180,12 @@ type Operation struct {
 	// Histogram is the latency histogram of successful operations in
 	// microseconds, HdrHistogram V2 compressed and base64 encoded.
 	Histogram string `json:"histogram"`
+	// ServiceLatencyUS and ServiceHistogram are the service time (from
+	// the actual send, queueing excluded) of operations in open-loop
+	// phases, where LatencyUS is the response time from the scheduled
+	// start. They are absent for closed-loop phases, where both are equal.
+	ServiceLatencyUS *Latency `json:"service_latency_us,omitempty"`
+	ServiceHistogram string   `json:"service_histogram,omitempty"`
 }
 
 // Latency is the file form of metrics.Latency: a summary of an operation's
@@ -342,12 +363,17 @@ func (r *Result) AddPhase(p Phase) {
 }
 
 // MainPhase returns the phase whose operations are the headline numbers: the
-// last phase named PhaseRun, or else the last phase. It returns nil when there
-// are no phases.
+// last phase named PhaseRun, else the last measured phase that is not a
+// load, or else the last phase. It returns nil when there are no phases.
 func (r *Result) MainPhase() *Phase {
 	for i := len(r.Phases) - 1; i >= 0; i-- {
 		if r.Phases[i].Name == PhaseRun {
 			return &r.Phases[i]
+		}
+	}
+	for i := len(r.Phases) - 1; i >= 0; i-- {
+		if p := &r.Phases[i]; !p.Excluded && p.Model != PhaseLoad {
+			return p
 		}
 	}
 	if len(r.Phases) == 0 {
