@@ -186,4 +186,3 @@ func (b *resultBuilder) build(final *runner.PhaseResult) *result.Result {
 
 	return b.res
 }
-
