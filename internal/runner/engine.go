@@ -290,6 +290,7 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 
 	out.Schedule, out.Targets, out.Blocks = res.Schedule, res.Targets, res.Blocks
 	for _, j := range jobs {
+		j.ol.stats.finish(j.spec.MaxInFlight)
 		out.Background = append(out.Background, j.result())
 	}
 
