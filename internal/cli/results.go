@@ -16,6 +16,9 @@ type resultBuilder struct {
 	res     *result.Result
 	started time.Time
 	errs    []error
+
+	// decode maps operation names to their decode modes.
+	decode map[string]string
 }
 
 func newResultBuilder(st *State, path string, spec *workload.Spec, t *openedTarget, info target.ServerInfo) *resultBuilder {
@@ -36,7 +39,15 @@ func newResultBuilder(st *State, path string, spec *workload.Spec, t *openedTarg
 
 	started := st.Now()
 
+	decode := map[string]string{}
+	for _, o := range spec.Operations {
+		if o.Decode != "" {
+			decode[o.Name] = o.Decode
+		}
+	}
+
 	return &resultBuilder{
+		decode:  decode,
 		started: started,
 		res: &result.Result{
 			SchemaVersion:     result.SchemaVersion,
@@ -64,6 +75,16 @@ func (b *resultBuilder) add(pr *runner.PhaseResult, excluded bool) {
 	if err != nil {
 		b.errs = append(b.errs, err)
 		return
+	}
+
+	for i := range p.Operations {
+		o := &p.Operations[i]
+		if mode := b.decode[o.Name]; mode != "" {
+			o.Decode = mode
+			if o.Docs > 0 {
+				o.USPerDoc = o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs)
+			}
+		}
 	}
 
 	p.Excluded = excluded

@@ -70,6 +70,8 @@ func printPhase(w io.Writer, p *result.Phase) {
 		})
 	}
 
+	printDecodeCost(w, p.Operations)
+
 	if s := p.Schedule; s != nil {
 		printSchedule(w, "schedule", s)
 	}
@@ -233,4 +235,14 @@ func errorsCell(errs map[string]int64) string {
 	}
 
 	return strings.Join(parts, " ")
+}
+
+// printDecodeCost shows the time per returned document of operations that
+// map documents, the figure a decode-mode comparison is about.
+func printDecodeCost(w io.Writer, ops []result.Operation) {
+	for _, o := range ops {
+		if o.Decode != "" && o.Docs > 0 {
+			fmt.Fprintf(w, "%s (decode %s): %.2fµs per document (%d documents)\n", o.Name, o.Decode, o.USPerDoc, o.Docs)
+		}
+	}
 }

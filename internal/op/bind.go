@@ -94,12 +94,18 @@ func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
 				opts.SetSkip(so.Skip)
 			}
 
-			err := coll.FindOne(ctx, o.filterValue(s), opts).Err()
+			raw, err := coll.FindOne(ctx, o.filterValue(s), opts).Raw()
 			switch {
 			case errors.Is(err, mongo.ErrNoDocuments):
 				return 0, nil
 			case err != nil:
 				return 0, err
+			}
+
+			if o.decode != nil {
+				if err := o.decode(raw); err != nil {
+					return 0, err
+				}
 			}
 
 			return 1, nil
@@ -133,7 +139,7 @@ func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
 				return 0, err
 			}
 
-			return drain(ctx, cur)
+			return drain(ctx, cur, o.decode)
 		}
 
 	case workload.KindCountDocuments:
@@ -164,7 +170,7 @@ func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
 				return 0, err
 			}
 
-			return drain(ctx, cur)
+			return drain(ctx, cur, o.decode)
 		}
 
 	case workload.KindUpdateOne, workload.KindUpdateMany:
@@ -255,13 +261,20 @@ func (o *Operation) filterValue(s *datagen.Scope) any {
 	return o.filter.Value(s)
 }
 
-// drain iterates a cursor to its end without decoding documents, so that the
-// measured time includes every getMore but no mapping cost.
-func drain(ctx context.Context, cur *mongo.Cursor) (int64, error) {
+// drain iterates a cursor to its end, so that the measured time includes
+// every getMore, and maps each document with dec (nil: no mapping cost).
+func drain(ctx context.Context, cur *mongo.Cursor, dec decoder) (int64, error) {
 	var n int64
 
 	for cur.Next(ctx) {
 		n++
+
+		if dec != nil {
+			if err := dec(cur.Current); err != nil {
+				_ = cur.Close(context.WithoutCancel(ctx))
+				return n, err
+			}
+		}
 	}
 
 	err := cur.Err()

@@ -37,6 +37,9 @@ type Operation struct {
 	document, filter, projection, sort, pipeline, update, replacement, command *datagen.Template
 
 	indexes []mongo.IndexModel
+
+	// decode maps returned documents; nil only counts them.
+	decode decoder
 }
 
 // Name is the operation's label in results.
@@ -100,7 +103,18 @@ func compileOne(spec *workload.Spec, env *datagen.Env, i int) (*Operation, []err
 		*f.dst = t
 	}
 
-	if so.Op == workload.KindCreateIndexes {
+	if so.Decode == "struct" {
+		typ, err := structTypeFor(spec, so.Collection, yamlpos.Field(p, "decode"))
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			o.decode = newDecoder(so.Decode, typ)
+		}
+	} else {
+		o.decode = newDecoder(so.Decode, nil)
+	}
+
+		if so.Op == workload.KindCreateIndexes {
 		o.indexes = IndexModels(spec, so.Collection, so.Indexes)
 	}
 

@@ -72,6 +72,13 @@ type Result struct {
 	StatusReason string `json:"status_reason"`
 	// Phases are the measured phases in the order they ran.
 	Phases []Phase `json:"phases"`
+	// Explain holds each query operation's normalized plan.
+	Explain []Explain `json:"explain,omitempty"`
+	// Server holds what was sampled from the server during the run.
+	Server *Server `json:"server,omitempty"`
+	// Findings are the top observations (collection scans, saturated
+	// schedules, errors), most important first.
+	Findings []Finding `json:"findings,omitempty"`
 	// Operations is a copy of the main phase's operations (see MainPhase),
 	// so that simple readers need not know about phases.
 	Operations []Operation `json:"operations"`
@@ -186,6 +193,11 @@ type Operation struct {
 	// start. They are absent for closed-loop phases, where both are equal.
 	ServiceLatencyUS *Latency `json:"service_latency_us,omitempty"`
 	ServiceHistogram string   `json:"service_histogram,omitempty"`
+	// Decode is the read operation's decode mode (raw, map, struct) when
+	// it maps documents, and USPerDoc the mean latency per returned
+	// document: mean × count / docs.
+	Decode   string  `json:"decode,omitempty"`
+	USPerDoc float64 `json:"us_per_doc,omitempty"`
 }
 
 // Latency is the file form of metrics.Latency: a summary of an operation's

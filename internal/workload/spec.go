@@ -357,6 +357,12 @@ type Operation struct {
 	// secondaryPreferred or nearest.
 	ReadPreference string `yaml:"read_preference" json:"read_preference,omitempty"`
 
+	// Decode maps returned documents (find, findOne, aggregate) so that the
+	// mapping cost is measured: "none" (default: count raw documents),
+	// "raw" (walk the raw BSON), "map" (bson.M) or "struct" (a typed struct
+	// derived from the collection's document template).
+	Decode string `yaml:"decode" json:"decode,omitempty"`
+
 	// Timeout bounds the operation (default: run.timeout).
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
 }
@@ -391,6 +397,9 @@ const (
 	KindCreateIndexes  = "createIndexes"
 	KindRunCommand     = "runCommand"
 )
+
+// DecodeModes lists the decode modes of read operations.
+var DecodeModes = []string{"none", "raw", "map", "struct"}
 
 // Kinds lists every operation kind in documentation order.
 var Kinds = []string{

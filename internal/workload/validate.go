@@ -18,10 +18,10 @@ import (
 var kindFields = map[string][]string{
 	KindInsertOne:      {"collection", "document", "write_concern"},
 	KindInsertMany:     {"collection", "document", "batch_size", "ordered", "write_concern"},
-	KindFindOne:        {"collection", "filter", "projection", "sort", "skip", "read_preference"},
-	KindFind:           {"collection", "filter", "projection", "sort", "limit", "skip", "batch_size", "read_preference"},
+	KindFindOne:        {"collection", "filter", "projection", "sort", "skip", "read_preference", "decode"},
+	KindFind:           {"collection", "filter", "projection", "sort", "limit", "skip", "batch_size", "read_preference", "decode"},
 	KindCountDocuments: {"collection", "filter", "limit", "skip", "read_preference"},
-	KindAggregate:      {"collection", "pipeline", "batch_size", "read_preference"},
+	KindAggregate:      {"collection", "pipeline", "batch_size", "read_preference", "decode"},
 	KindUpdateOne:      {"collection", "filter", "update", "upsert", "write_concern"},
 	KindUpdateMany:     {"collection", "filter", "update", "upsert", "write_concern"},
 	KindReplaceOne:     {"collection", "filter", "replacement", "upsert", "write_concern"},
@@ -298,7 +298,7 @@ func (v *validator) operation(p string, o *Operation, collections map[string]*Co
 
 	for _, f := range []string{
 		"collection", "document", "batch_size", "ordered", "filter", "projection", "sort", "limit", "skip",
-		"pipeline", "update", "replacement", "upsert", "command", "indexes", "write_concern", "read_preference",
+		"pipeline", "update", "replacement", "upsert", "command", "indexes", "write_concern", "read_preference", "decode",
 	} {
 		if v.set(yamlpos.Field(p, f)) && !slices.Contains(allowed, f) {
 			v.at(yamlpos.Field(p, f), "is not used by %s", o.Op)
@@ -349,6 +349,10 @@ func (v *validator) operationValues(p string, o *Operation, collections map[stri
 		if f.n != nil && f.n.Kind != yaml.MappingNode {
 			v.at(yamlpos.Field(p, f.name), "must be a mapping")
 		}
+	}
+
+	if o.Decode != "" && !slices.Contains(DecodeModes, o.Decode) {
+		v.at(yamlpos.Field(p, "decode"), "unknown decode mode %q (one of %s)", o.Decode, strings.Join(DecodeModes, ", "))
 	}
 
 	if o.ReadPreference != "" && !slices.Contains(readPreferences, o.ReadPreference) {
