@@ -114,7 +114,7 @@ func compileOne(spec *workload.Spec, env *datagen.Env, i int) (*Operation, []err
 		o.decode = newDecoder(so.Decode, nil)
 	}
 
-		if so.Op == workload.KindCreateIndexes {
+	if so.Op == workload.KindCreateIndexes {
 		o.indexes = IndexModels(spec, so.Collection, so.Indexes)
 	}
 
