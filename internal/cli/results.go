@@ -22,14 +22,18 @@ type resultBuilder struct {
 }
 
 func newResultBuilder(st *State, path string, spec *workload.Spec, t *openedTarget, info target.ServerInfo) *resultBuilder {
-	kind := result.TargetURI
-	if t.kind == "embedded" {
-		kind = result.TargetEmbedded
+	kind := t.kind
+	if kind == "" {
+		kind = result.TargetURI
 	}
 
 	notes := info.Notes()
 	if t.embedded != nil {
 		notes = append(notes, t.embedded.Notes()...)
+	}
+
+	if t.launched != nil {
+		notes = append(notes, t.launched.Notes...)
 	}
 
 	backend := info.Backend

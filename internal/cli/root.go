@@ -105,6 +105,7 @@ the workload allows; 2 bad input (usage, workload file, URI).`,
 		newValidateCommand(st),
 		newVersionCommand(st),
 		newTestServerCommand(st),
+		newReportCommand(st),
 	)
 
 	return root

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/runner"
 	"github.com/mongobench/mongobench/internal/target"
@@ -27,6 +29,11 @@ type runFlags struct {
 	quiet         bool
 	allowExisting bool
 	keepDB        bool
+	report        bool
+	noExplain     bool
+	statsInterval time.Duration
+	targets       []string
+	markdown      string
 }
 
 func newRunCommand(st *State) *cobra.Command {
@@ -77,6 +84,13 @@ exits at once.`,
 	fl.BoolVar(&f.allowExisting, "allow-existing-db", false,
 		"use the workload's database even though mongobench did not create it (it is then never dropped)")
 	fl.BoolVar(&f.keepDB, "keep-db", false, "keep the workload's database after the run instead of dropping it")
+	fl.BoolVar(&f.report, "report", false, "also write an HTML report next to the results file")
+	fl.BoolVar(&f.noExplain, "no-explain", false, "do not explain the query operations after the run")
+	fl.StringArrayVar(&f.targets, "target", nil,
+		"a target to run on, repeatable: embedded, embedded-memory, ferretdb-postgres[:setting=value,...], mongod[:...], uri:URI")
+	fl.StringVar(&f.markdown, "markdown", "", "with variants or several targets, also write the matrix as Markdown to this file")
+	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
+		"how often to sample server counters on a connection of its own (0 disables)")
 
 	return c
 }
@@ -92,25 +106,14 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
 	}
 
-	spec := w.spec
-	phases, _ := spec.PhaseList()
-
-	// Overrides apply to every phase they make sense for: concurrency to
-	// closed-loop workers, duration to phases timed by a duration.
-	if f.concurrency > 0 {
-		spec.Run.Concurrency = f.concurrency
-
-		for _, p := range phases {
-			p.Concurrency = f.concurrency
-		}
+	variants, err := compileVariants(path, w, f)
+	if err != nil {
+		return err
 	}
 
-	if f.duration > 0 {
-		for _, p := range phases {
-			if p.Duration > 0 {
-				p.Duration = workload.Duration(f.duration)
-			}
-		}
+	targets, err := targetSpecs(w.spec, f)
+	if err != nil {
+		return err
 	}
 
 	ctx, stop := interruptContext(st)
@@ -124,15 +127,80 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		defer stopProfile()
 	}
 
-	tgt, err := openTarget(ctx, st, f)
+	if len(variants) > 1 || len(targets) > 1 || w.spec.Trials.Rounds > 1 {
+		return runMatrix(ctx, st, path, w.spec, variants, targets, f)
+	}
+
+	var tgt *openedTarget
+	if len(targets) == 1 {
+		tgt, err = openLaunched(ctx, st, targets[0])
+	} else {
+		tgt, err = openTarget(ctx, st, f)
+	}
+
 	if err != nil {
 		return err
 	}
 	defer tgt.close(st)
 
+	info, err := describe(ctx, st, tgt)
+	if err != nil {
+		return err
+	}
+
+	res, final, err := executeTrial(ctx, st, f, tgt, info, path, variants[0], trialOptions{evidence: true})
+	if err != nil {
+		return err
+	}
+
+	out := resultsPath(f.out, w.spec.Name, res.StartedAt)
+	if err := result.WriteFile(out, res); err != nil {
+		return failed("writing results: %v", err)
+	}
+
+	printSummary(st.Stdout, res)
+	printFindings(st.Stdout, res.Findings)
+	fmt.Fprintf(st.Stderr, "Results written to %s\n", out)
+
+	if err := writeRunReport(st, f, out, res); err != nil {
+		return err
+	}
+
+	return exitVerdict(st, variants[0].spec, final, res, tgt.uri)
+}
+
+// resultsPath is --out, or results/<workload>-<UTC timestamp>.json.
+func resultsPath(out, name string, started time.Time) string {
+	if out != "" {
+		return out
+	}
+
+	return filepath.Join("results", fmt.Sprintf("%s-%s.json", name, started.UTC().Format("20060102T150405Z")))
+}
+
+// writeRunReport writes the HTML report next to the results file (--report).
+func writeRunReport(st *State, f *runFlags, out string, res *result.Result) error {
+	if !f.report {
+		return nil
+	}
+
+	html := strings.TrimSuffix(out, filepath.Ext(out)) + ".html"
+	opts := report.Options{Sources: []string{out}, Generated: st.Now()}
+
+	if err := opts.WriteFile(html, []*result.Result{res}); err != nil {
+		return failed("writing the report: %v", err)
+	}
+
+	fmt.Fprintf(st.Stderr, "Report written to %s\n", html)
+
+	return nil
+}
+
+// describe asks the server what it is and prints it with its caveats.
+func describe(ctx context.Context, st *State, tgt *openedTarget) (target.ServerInfo, error) {
 	info, err := target.Describe(ctx, tgt.client)
 	if err != nil {
-		return failed("asking the server who it is: %s", redact.Error(err, tgt.uri))
+		return info, failed("asking the server who it is: %s", redact.Error(err, tgt.uri))
 	}
 
 	if tgt.embedded != nil {
@@ -146,11 +214,53 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		fmt.Fprintf(st.Stderr, "Note: %s\n", n)
 	}
 
+	return info, nil
+}
+
+// applyOverrides applies the command line's overrides to every phase they
+// make sense for: concurrency to closed-loop workers, duration to phases
+// timed by a duration (a trial duration first, the flag over it).
+func applyOverrides(spec *workload.Spec, f *runFlags) {
+	phases, _ := spec.PhaseList()
+
+	if f.concurrency > 0 {
+		spec.Run.Concurrency = f.concurrency
+
+		for _, p := range phases {
+			p.Concurrency = f.concurrency
+		}
+	}
+
+	for _, d := range []time.Duration{spec.Trials.Duration.D(), f.duration} {
+		if d <= 0 {
+			continue
+		}
+
+		for _, p := range phases {
+			if p.Duration > 0 {
+				p.Duration = workload.Duration(d)
+			}
+		}
+	}
+}
+
+// trialOptions says what a trial gathers besides its measurements.
+type trialOptions struct {
+	// evidence samples server counters and explains the operations.
+	evidence bool
+}
+
+// executeTrial runs one variant on one target: claims and resets the
+// database, loads it, runs the phases and builds the result.
+func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget, info target.ServerInfo,
+	path string, w *compiled, opts trialOptions,
+) (*result.Result, *runner.PhaseResult, error) {
+	spec := w.spec
 	db := tgt.client.Database(spec.Database)
 
 	own, err := prepareDatabase(ctx, tgt.client, spec, f.allowExisting)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 
 	if !f.keepDB && own.Owned {
@@ -164,11 +274,15 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		}()
 	}
 
-	obs := newObserver(st, f.quiet)
+	var smp *sampling
+	if opts.evidence && f.statsInterval > 0 {
+		smp = startSampling(ctx, st, tgt, spec, f.statsInterval)
+	}
+
 	eng := &runner.Engine{
 		DB:         db,
 		Env:        w.env,
-		Observer:   obs,
+		Observer:   newObserver(st, f.quiet),
 		Interval:   spec.Run.Interval.D(),
 		AbortAfter: spec.Run.AbortAfter.D(),
 		Timeout:    spec.Run.Timeout.D(),
@@ -179,47 +293,40 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	var final *runner.PhaseResult
 
 	for _, l := range w.loads {
-		pres := eng.Load(ctx, l)
-		rb.add(pres, false)
-		final = pres
+		smp.setPhase(l.Name())
+		final = eng.Load(ctx, l)
+		rb.add(final, false)
 
-		if pres.Status != runner.StatusCompleted {
+		if final.Status != runner.StatusCompleted {
 			break
 		}
 	}
 
+	phases, _ := spec.PhaseList()
 	for _, p := range phases {
 		if final != nil && final.Status != runner.StatusCompleted {
 			break
 		}
 
-		final = eng.RunPhase(ctx, runner.PhasePlan{
-			Spec: p,
-			Mix:  spec.MixOperations(p),
-			Ops:  w.ops,
-		})
+		smp.setPhase(p.Name)
+		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.ops})
 		rb.add(final, !p.Measured())
 	}
 
 	res := rb.build(final)
+	res.Server = smp.stop()
 
-	out := f.out
-	if out == "" {
-		out = filepath.Join("results", fmt.Sprintf("%s-%s.json", spec.Name, rb.started.UTC().Format("20060102T150405Z")))
+	if opts.evidence && !f.noExplain && ctx.Err() == nil {
+		res.Explain = explainOperations(ctx, db, w)
 	}
 
-	if err := result.WriteFile(out, res); err != nil {
-		return failed("writing results: %v", err)
-	}
+	res.Findings = findings(res)
 
-	printSummary(st.Stdout, res)
-	fmt.Fprintf(st.Stderr, "Results written to %s\n", out)
-
-	return verdict(st, spec, final, res, tgt.uri)
+	return res, final, nil
 }
 
-// verdict turns how the run ended into the exit code, with a message.
-func verdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res *result.Result, uri string) error {
+// exitVerdict turns how the run ended into the exit code, with a message.
+func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res *result.Result, uri string) error {
 	switch final.Status {
 	case runner.StatusInterrupted:
 		return failed("run interrupted; results so far were written")

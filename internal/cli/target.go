@@ -25,8 +25,12 @@ type openedTarget struct {
 	// only ever printed through redact.
 	uri string
 
+	// name labels a launched target.
+	name string
+
 	client   *mongo.Client
 	embedded *target.Embedded
+	launched *target.Launched
 	unhook   func()
 }
 
@@ -79,7 +83,15 @@ func (t *openedTarget) close(st *State) {
 		if err := t.embedded.Close(); err != nil {
 			fmt.Fprintf(st.Stderr, "Warning: stopping the embedded server: %v\n", err)
 		}
+	}
 
+	if t.launched != nil {
+		if err := t.launched.Stop(); err != nil {
+			fmt.Fprintf(st.Stderr, "Warning: stopping target %s: %v\n", t.name, err)
+		}
+	}
+
+	if t.unhook != nil {
 		t.unhook()
 	}
 }

@@ -65,9 +65,14 @@ func loadWorkload(path string, seed *int64) (*compiled, []error) {
 		spec.Seed = *seed
 	}
 
+	return compileSpec(spec)
+}
+
+// compileSpec compiles a spec's templates and operations.
+func compileSpec(spec *workload.Spec) (*compiled, []error) {
 	env, errs := datagen.NewEnv(spec.Seed, spec.Vars.Node(), "vars")
 	if len(errs) > 0 {
-		return nil, yamlpos.WithFile(path, errs)
+		return nil, yamlpos.WithFile(spec.File(), errs)
 	}
 
 	ops, errs := op.Compile(spec, env)

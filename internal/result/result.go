@@ -79,6 +79,9 @@ type Result struct {
 	// Findings are the top observations (collection scans, saturated
 	// schedules, errors), most important first.
 	Findings []Finding `json:"findings,omitempty"`
+	// Matrix holds a comparison run (variants × targets in trials); its
+	// trials carry the phases, so Phases is empty then.
+	Matrix *Matrix `json:"matrix,omitempty"`
 	// Operations is a copy of the main phase's operations (see MainPhase),
 	// so that simple readers need not know about phases.
 	Operations []Operation `json:"operations"`

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+
+	"github.com/mongobench/mongobench/internal/redact"
 )
 
 // ferretDBModule is the module path whose linked version Description reports.
@@ -58,15 +60,27 @@ type EmbeddedOptions struct {
 	// ShutdownTimeout bounds how long Close waits for the server to stop;
 	// zero means DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+
+	// PostgreSQLURL, when not empty, makes the server use FerretDB's
+	// "postgresql" handler with this connection string (for example
+	// "postgres://postgres@127.0.0.1:5432/ferretdb", as given by
+	// pglaunch.Server.URL) instead of SQLite, so that FerretDB on
+	// PostgreSQL can be measured without a FerretDB installation. The data
+	// then lives in that database, which Close leaves alone; the temporary
+	// directory is still created and removed, for uniformity, but stays
+	// empty. Memory cannot be combined with it.
+	PostgreSQLURL string
 }
 
 // Embedded is a FerretDB server running inside the mongobench process, backed
-// by SQLite in a temporary directory that Close removes. Its methods are safe
-// for concurrent use.
+// by SQLite in a temporary directory that Close removes, or by a PostgreSQL
+// database (EmbeddedOptions.PostgreSQLURL). Its methods are safe for
+// concurrent use.
 type Embedded struct {
 	dir             string
 	uri             string
 	memory          bool
+	postgreSQL      string // redacted PostgreSQL connection string, "" for SQLite
 	version         string
 	shutdownTimeout time.Duration
 
@@ -80,14 +94,21 @@ type Embedded struct {
 	removeErr  error
 }
 
-// StartEmbedded starts FerretDB v1.24 in-process with its SQLite handler,
-// listening on an ephemeral TCP port of 127.0.0.1, and returns once the
-// server accepts connections. ctx only bounds the start-up: the server keeps
-// running until Close (or RemoveDir) is called, so that cancelling a run's
-// context on Ctrl-C does not pull the server from under in-flight cleanup.
+// StartEmbedded starts FerretDB v1.24 in-process with its SQLite handler (or
+// its PostgreSQL handler when opts.PostgreSQLURL is set), listening on an
+// ephemeral TCP port of 127.0.0.1, and returns once the server accepts
+// connections. ctx only bounds the start-up: the server keeps running until
+// Close (or RemoveDir) is called, so that cancelling a run's context on
+// Ctrl-C does not pull the server from under in-flight cleanup. With
+// PostgreSQL, FerretDB connects lazily, so an unreachable PostgreSQL shows
+// up in the first command rather than here.
 func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
+	}
+
+	if opts.Memory && opts.PostgreSQLURL != "" {
+		return nil, errors.New("start embedded FerretDB: in-memory mode is for SQLite and cannot be combined with a PostgreSQL URL")
 	}
 
 	if strings.ContainsAny(opts.TempDir, "?#%") {
@@ -117,12 +138,20 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		logger = slog.New(slog.DiscardHandler)
 	}
 
-	f, err := newFerretDB(&ferretdb.Config{
+	config := &ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: "127.0.0.1:0"},
 		Logger:    logger,
 		Handler:   "sqlite",
 		SQLiteURL: sqliteURL(dir, opts.Memory),
-	})
+	}
+
+	if opts.PostgreSQLURL != "" {
+		config.Handler = "postgresql"
+		config.SQLiteURL = ""
+		config.PostgreSQLURL = opts.PostgreSQLURL
+	}
+
+	f, err := newFerretDB(config)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
@@ -138,6 +167,7 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	e := &Embedded{
 		dir:             dir,
 		memory:          opts.Memory,
+		postgreSQL:      describePostgreSQLURL(opts.PostgreSQLURL),
 		version:         ferretDBVersion(),
 		shutdownTimeout: timeout,
 		cancel:          cancel,
@@ -185,6 +215,21 @@ func sqliteURL(dir string, memory bool) string {
 	return u
 }
 
+// describePostgreSQLURL returns a PostgreSQL connection string fit for
+// printing: URLs keep everything but their password, and key=value strings,
+// which redact.URI does not understand, are not shown at all.
+func describePostgreSQLURL(s string) string {
+	if s == "" {
+		return ""
+	}
+
+	if !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
+		return "connection string not shown"
+	}
+
+	return redact.URI(s)
+}
+
 // ferretDBVersion returns the linked FerretDB module version, such as
 // "v1.24.0", or "" when the binary carries no build information.
 func ferretDBVersion() string {
@@ -215,9 +260,15 @@ func (e *Embedded) URI() string {
 }
 
 // Dir returns the temporary data directory holding the SQLite files (empty of
-// data in memory mode). Close removes it.
+// data in memory mode and with PostgreSQL). Close removes it.
 func (e *Embedded) Dir() string {
 	return e.dir
+}
+
+// PostgreSQL reports whether the server keeps its data in PostgreSQL
+// rather than SQLite.
+func (e *Embedded) PostgreSQL() bool {
+	return e.postgreSQL != ""
 }
 
 // Memory reports whether the server keeps its data in SQLite in-memory
@@ -248,11 +299,16 @@ func (e *Embedded) FerretDBVersion() string {
 
 // Description returns a one-line, human-readable account of what serves the
 // load, for run headers and result files, e.g.
-// "embedded FerretDB v1.24.0 (SQLite, file-backed, /tmp/mongobench-ferretdb-123)".
+// "embedded FerretDB v1.24.0 (SQLite, file-backed, /tmp/mongobench-ferretdb-123)"
+// or "embedded FerretDB v1.24.0 (PostgreSQL, postgres://postgres@127.0.0.1:5432/ferretdb)".
 func (e *Embedded) Description() string {
 	name := "embedded FerretDB"
 	if e.version != "" {
 		name += " " + e.version
+	}
+
+	if e.postgreSQL != "" {
+		return name + " (PostgreSQL, " + e.postgreSQL + ")"
 	}
 
 	if e.memory {
@@ -265,6 +321,13 @@ func (e *Embedded) Description() string {
 // Notes returns plain-language caveats about this server for the run header,
 // one sentence each.
 func (e *Embedded) Notes() []string {
+	if e.postgreSQL != "" {
+		return []string{
+			"FerretDB keeps the data in PostgreSQL (" + e.postgreSQL + "), " +
+				"whose configuration (synchronous_commit, fsync, shared_buffers, ...) shapes the numbers as much as FerretDB does",
+		}
+	}
+
 	if !e.memory {
 		return nil
 	}
@@ -279,7 +342,8 @@ func (e *Embedded) Notes() []string {
 
 // Annotate fills in what the embedded server cannot tell about itself
 // through the protocol: its FerretDB version (it answers "unknown") and its
-// backend (it names SQLite only once a database has been opened).
+// backend (it names SQLite or PostgreSQL only once a database has been
+// opened).
 func (e *Embedded) Annotate(info ServerInfo) ServerInfo {
 	if info.Product != ProductFerretDB {
 		return info
@@ -291,6 +355,9 @@ func (e *Embedded) Annotate(info ServerInfo) ServerInfo {
 
 	if info.Backend == "" {
 		info.Backend = "SQLite"
+		if e.postgreSQL != "" {
+			info.Backend = "PostgreSQL"
+		}
 	}
 
 	return info

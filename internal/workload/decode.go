@@ -83,6 +83,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		d.decodeStruct(n, v, path)
 	case reflect.Slice:
 		d.decodeSlice(n, v, path)
+	case reflect.Map:
+		d.decodeMap(n, v, path)
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
 			d.errorf(n, path, "must be a string, not %s", describe(n))
@@ -180,6 +182,43 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 	}
 
 	v.Set(s)
+}
+
+// decodeMap reads a mapping with string keys, such as target settings.
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
+	if isNull(n) {
+		return
+	}
+
+	if n.Kind != yaml.MappingNode || v.Type().Key().Kind() != reflect.String {
+		d.errorf(n, path, "must be a mapping, not %s", describe(n))
+		return
+	}
+
+	m := reflect.MakeMapWithSize(v.Type(), len(n.Content)/2)
+
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k, path, "keys must be plain names")
+			continue
+		}
+
+		val := yamlpos.Resolve(n.Content[i+1])
+		elem := reflect.New(v.Type().Elem()).Elem()
+
+		// Settings are strings to the server: accept numbers and booleans
+		// as written (shared_buffers: 128MB, fsync: off).
+		if elem.Kind() == reflect.String && val.Kind == yaml.ScalarNode && !isNull(val) {
+			elem.SetString(val.Value)
+		} else {
+			d.decode(val, elem, yamlpos.Field(path, k.Value))
+		}
+
+		m.SetMapIndex(reflect.ValueOf(k.Value), elem)
+	}
+
+	v.Set(m)
 }
 
 // structFields maps yaml tag names to field index paths; fields tagged

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"regexp"
 	"strconv"
 	"time"
@@ -79,21 +78,13 @@ func Parse(file string, data []byte) (*Spec, []error) {
 		return nil, []error{&yamlpos.Error{File: file, Msg: "file is empty; a workload needs at least name, database and operations"}}
 	}
 
-	root := doc.Content[0]
-
-	s := &Spec{file: file, source: data}
-	d := &decoder{nodes: map[string]*yaml.Node{"": root}}
-	d.decode(root, reflect.ValueOf(s).Elem(), "")
-
-	if len(d.errs) > 0 {
-		yamlpos.Sort(d.errs)
-		return nil, yamlpos.WithFile(file, d.errs)
+	s, errs := parseRoot(file, data, doc.Content[0])
+	if len(errs) > 0 {
+		return nil, errs
 	}
 
-	s.nodes = d.nodes
-	s.applyDefaults()
-
-	if errs := s.Validate(); len(errs) > 0 {
+	// Variants are checked now, so that validate reports their problems.
+	if _, errs := s.VariantSpecs(); len(errs) > 0 {
 		return nil, errs
 	}
 
@@ -139,6 +130,13 @@ func (s *Spec) applyDefaults() {
 	}
 
 	s.applyPhaseDefaults()
+
+	if s.Trials.Rounds == 0 && s.node("trials.rounds") == nil {
+		s.Trials.Rounds = 1
+		if len(s.Variants) > 0 || len(s.Targets) > 1 {
+			s.Trials.Rounds = DefaultRounds
+		}
+	}
 
 	for i := range s.Load {
 		l := &s.Load[i]

@@ -49,6 +49,20 @@ type Spec struct {
 	// Operations are the named operations the run phase executes.
 	Operations []Operation `yaml:"operations" json:"operations"`
 
+	// Variants are named alternatives, each a patch over this spec (an
+	// operation, its options, an index set, a collection option), compared
+	// side by side in interleaved trials.
+	Variants []Variant `yaml:"variants" json:"variants,omitempty"`
+
+	// Trials configures repeated, interleaved trials of the variants.
+	Trials Trials `yaml:"trials" json:"trials"`
+
+	// Targets names the servers to run on (the command line may add more).
+	Targets []TargetSpec `yaml:"targets" json:"targets,omitempty"`
+
+	// Variant is the name of the variant this spec is (empty for the base).
+	Variant string `yaml:"-" json:"variant,omitempty"`
+
 	// nodes maps field paths to their YAML nodes so that Validate can
 	// position its messages.
 	nodes map[string]*yaml.Node
@@ -58,6 +72,70 @@ type Spec struct {
 
 	// source is the file's text.
 	source []byte
+
+	// root is the parsed document, kept to build variants from.
+	root *yaml.Node
+}
+
+// Variant is a named patch over the base spec. Its fields are merged into
+// the base document before parsing: mappings key by key, lists of named
+// items (collections, operations, phases; load steps by collection) item by
+// item, anything else replaced.
+type Variant struct {
+	// Name labels the variant in tables.
+	Name string `yaml:"name" json:"name"`
+
+	// Description is free text.
+	Description string `yaml:"description" json:"description,omitempty"`
+
+	// The patchable parts of a spec, kept as YAML to merge.
+	Vars        *Template `yaml:"vars" json:"vars,omitempty"`
+	Collections *Template `yaml:"collections" json:"collections,omitempty"`
+	Load        *Template `yaml:"load" json:"load,omitempty"`
+	Run         *Template `yaml:"run" json:"run,omitempty"`
+	Phases      *Template `yaml:"phases" json:"phases,omitempty"`
+	Operations  *Template `yaml:"operations" json:"operations,omitempty"`
+}
+
+// Trials configures interleaved trials: every round runs each variant once,
+// in order (A B C A B C …), so that drift on a noisy machine hits all of
+// them alike.
+type Trials struct {
+	// Rounds is the number of rounds (default 5 with variants or several
+	// targets, else 1). Significance needs at least 4.
+	Rounds int `yaml:"rounds" json:"rounds"`
+
+	// Duration overrides the measured duration of the duration-timed
+	// phases in each trial.
+	Duration Duration `yaml:"duration" json:"duration,omitempty"`
+}
+
+// TargetSpec names a server to run on, launched by mongobench or existing.
+type TargetSpec struct {
+	// Name labels the target in the matrix (default: its kind).
+	Name string `yaml:"name" json:"name,omitempty"`
+
+	// Kind is embedded, embedded-memory, ferretdb-postgres, mongod or uri.
+	Kind string `yaml:"kind" json:"kind"`
+
+	// URI is the connection string of a uri target.
+	URI string `yaml:"uri" json:"-"`
+
+	// Settings are PostgreSQL settings of a ferretdb-postgres target.
+	Settings map[string]string `yaml:"settings" json:"settings,omitempty"`
+
+	// Mongod configures a mongod target.
+	Mongod *MongodSpec `yaml:"mongod" json:"mongod,omitempty"`
+}
+
+// MongodSpec configures launched mongod processes.
+type MongodSpec struct {
+	Binary        string   `yaml:"binary" json:"binary,omitempty"`
+	StorageEngine string   `yaml:"storage_engine" json:"storage_engine,omitempty"`
+	Journal       *bool    `yaml:"journal" json:"journal,omitempty"`
+	CacheSizeGB   float64  `yaml:"cache_size_gb" json:"cache_size_gb,omitempty"`
+	ReplicaSet    int      `yaml:"replica_set" json:"replica_set,omitempty"`
+	Args          []string `yaml:"args" json:"args,omitempty"`
 }
 
 // Collection is one collection of the workload's database.

@@ -1,0 +1,452 @@
+package cli
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/metrics"
+	"github.com/mongobench/mongobench/internal/result"
+)
+
+// compareRun describes a synthetic run for the compare tests.
+type compareRun struct {
+	// tail multiplies find_by_id's slowest 5% of latencies, which are
+	// what its p99 measures; the rest (p50, p90) is the same in every run.
+	tail float64
+	// finds is find_by_id's operations per one-second interval.
+	finds int
+	// seed varies the tail's noise.
+	seed uint64
+	// intervals is the number of one-second intervals, 20 if 0.
+	intervals int
+}
+
+// writeCompareRun records a run phase (20 intervals by default) with real histograms
+// through metrics.Registry and result.PhaseFromRegistry, writes it to path
+// and checks that the file is consistent.
+func writeCompareRun(t *testing.T, path string, run compareRun) {
+	t.Helper()
+
+	start := time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
+	reg := metrics.NewRegistry([]string{"find_by_id", "insert"})
+	reg.Reset(start)
+
+	h := reg.NewHandle()
+	body := rand.New(rand.NewPCG(1, 2)) // identical in every run
+	tail := rand.New(rand.NewPCG(run.seed, 3))
+
+	intervals := run.intervals
+	if intervals == 0 {
+		intervals = 20
+	}
+
+	for n := range intervals {
+		for i := range run.finds {
+			lat := 900 + 200*body.Float64() // µs
+			if i%20 == 0 {
+				lat = 5000 * run.tail * (1 + 0.02*(tail.Float64()-0.5))
+			}
+
+			h.Record(0, time.Duration(lat*float64(time.Microsecond)), 1, "")
+		}
+
+		// insert: nothing in the first interval (no latency measured
+		// there), then 50 at about 2ms.
+		for i := range 50 {
+			if n > 0 {
+				h.Record(1, time.Duration(1900+4*i)*time.Microsecond, 1, "")
+			}
+		}
+
+		reg.Tick(start.Add(time.Duration(n+1) * time.Second))
+	}
+
+	phase, err := result.PhaseFromRegistry(result.PhaseRun, time.Second, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	res := &result.Result{
+		SchemaVersion:     result.SchemaVersion,
+		MongobenchVersion: "v0.0.0-test",
+		Workload:          result.Workload{Name: "compare-test"},
+		Target:            result.Target{Kind: result.TargetURI, URI: "mongodb://localhost:27017"},
+		StartedAt:         start,
+		DurationS:         21,
+		Seed:              1,
+		Concurrency:       2,
+		Status:            result.StatusCompleted,
+	}
+	res.AddPhase(phase)
+
+	if err := result.WriteFile(path, res); err != nil {
+		t.Fatal(err)
+	}
+
+	readResults(t, path) // fails the test if Check objects
+}
+
+// compareFixture holds the results files shared by the compare tests.
+type compareFixture struct {
+	base string // the baseline
+	cand string // find_by_id's p99 30% higher, everything else equal
+	same string // a second run identical to base
+	slow string // find_by_id's throughput 20% lower (160 instead of 200 ops/s)
+}
+
+// TestCompare runs the compare tests on results files written once.
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	fx := &compareFixture{
+		base: filepath.Join(dir, "base.json"),
+		cand: filepath.Join(dir, "cand.json"),
+		same: filepath.Join(dir, "same.json"),
+		slow: filepath.Join(dir, "slow.json"),
+	}
+	writeCompareRun(t, fx.base, compareRun{tail: 1, finds: 200, seed: 10})
+	writeCompareRun(t, fx.cand, compareRun{tail: 1.3, finds: 200, seed: 11})
+	writeCompareRun(t, fx.same, compareRun{tail: 1, finds: 200, seed: 10})
+	writeCompareRun(t, fx.slow, compareRun{tail: 1, finds: 160, seed: 10})
+
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T, *compareFixture)
+	}{
+		{"FailIfP99Regression", testCompareFailIfP99Regression},
+		{"FailIfWithinThreshold", testCompareFailIfWithinThreshold},
+		{"FailIfOperation", testCompareFailIfOperation},
+		{"ThroughputGate", testCompareThroughputGate},
+		{"IdenticalFiles", testCompareIdenticalFiles},
+		{"BadExpression", testCompareBadExpression},
+		{"UnreadableFiles", testCompareUnreadableFiles},
+		{"Markdown", testCompareMarkdown},
+		{"OutputExample", testCompareOutputExample},
+		{"TooFewIntervals", testCompareTooFewIntervals},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.test(t, fx)
+		})
+	}
+}
+
+// verdictCells returns the verdict column of each metric row of an
+// operation's table in compare's text output (two files).
+func verdictCells(t *testing.T, stdout, op string) map[string]string {
+	t.Helper()
+
+	i := strings.Index(stdout, "\n"+op+"\n")
+	if i < 0 {
+		t.Fatalf("no table for %s in:\n%s", op, stdout)
+	}
+
+	out := map[string]string{}
+	row := regexp.MustCompile(`^  (throughput|mean|p50|p90|p99) +(\S+(?: ops/s)?) +(\S+(?: ops/s)?)  (.+)$`)
+
+	for _, line := range strings.Split(stdout[i+len(op)+2:], "\n") {
+		if line == "" {
+			break
+		}
+
+		if m := row.FindStringSubmatch(line); m != nil {
+			out[m[1]] = m[4]
+		}
+	}
+
+	if len(out) != 5 {
+		t.Fatalf("table for %s has %d metric rows, want 5:\n%s", op, len(out), stdout)
+	}
+
+	return out
+}
+
+func testCompareFailIfP99Regression(t *testing.T, fx *compareFixture) {
+	base, cand := fx.base, fx.cand
+
+	code, stdout, stderr := runMain(t, "compare", base, cand, "--fail-if", "p99 +10%", "--fail-if", "throughput -5%")
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailed, stdout, stderr)
+	}
+
+	v := verdictCells(t, stdout, "find_by_id")
+	if !regexp.MustCompile(`^1\.(29|30|31)× higher ±\d%$`).MatchString(v["p99"]) {
+		t.Errorf("p99 verdict %q, want about 1.30× higher", v["p99"])
+	}
+
+	for _, m := range []string{"throughput", "p50", "p90"} {
+		if !strings.HasPrefix(v[m], "same-ish") {
+			t.Errorf("%s verdict %q, want same-ish", m, v[m])
+		}
+	}
+
+	fail := regexp.MustCompile(`(?m)^FAIL --fail-if "p99 \+10%": find_by_id: B \(\S*cand\.json\) p99 \S+ → \S+: \+(29|30|31)\.\d%, .*\(p=<0\.001\)$`)
+	if !fail.MatchString(stderr) {
+		t.Errorf("stderr does not name the failed p99 check:\n%s", stderr)
+	}
+
+	if strings.Count(stderr, "FAIL") != 1 || !strings.Contains(stderr, `ok   --fail-if "throughput -5%"`) {
+		t.Errorf("want exactly one failure, throughput ok:\n%s", stderr)
+	}
+
+	if !strings.Contains(stderr, "Error: 1 --fail-if check(s) failed") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+
+	for _, s := range []string{"A  " + base, "B  " + cand, "not independent", "p-values are", "optimistic"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, stdout)
+		}
+	}
+
+	assertNoStackTrace(t, stdout+stderr)
+}
+
+func testCompareFailIfWithinThreshold(t *testing.T, fx *compareFixture) {
+	base, cand := fx.base, fx.cand
+
+	code, stdout, stderr := runMain(t, "compare", base, cand, "--fail-if", "p99 +50%")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	if !strings.Contains(stderr, `ok   --fail-if "p99 +50%"`) || strings.Contains(stderr, "FAIL") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func testCompareFailIfOperation(t *testing.T, fx *compareFixture) {
+	base, cand := fx.base, fx.cand
+
+	// insert did not change; find_by_id did.
+	if code, stdout, stderr := runMain(t, "compare", base, cand, "--fail-if", "p99 +10% insert"); code != ExitOK {
+		t.Errorf("insert only: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	code, _, stderr := runMain(t, "compare", base, cand, "--fail-if", "p99 +10% find_by_id")
+	if code != ExitFailed || !strings.Contains(stderr, "find_by_id") {
+		t.Errorf("find_by_id: exit %d\nstderr:\n%s", code, stderr)
+	}
+
+	// A decrease gate does not fire on an increase.
+	if code, _, stderr := runMain(t, "compare", base, cand, "--fail-if", "p99 -10%"); code != ExitOK {
+		t.Errorf("p99 -10%%: exit %d\nstderr:\n%s", code, stderr)
+	}
+
+	// The other way round, p99 dropped by 23%.
+	if code, _, stderr := runMain(t, "compare", cand, base, "--fail-if", "p99 -20%"); code != ExitFailed {
+		t.Errorf("reversed p99 -20%%: exit %d\nstderr:\n%s", code, stderr)
+	}
+}
+
+func testCompareThroughputGate(t *testing.T, fx *compareFixture) {
+	base, cand := fx.base, fx.slow
+
+	code, stdout, stderr := runMain(t, "compare", base, cand, "--fail-if", "throughput -5%", "--fail-if", "throughput -30%")
+	if code != ExitFailed {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	// 200 vs 160 ops/s in every interval: exactly 1.25× slower.
+	if v := verdictCells(t, stdout, "find_by_id")["throughput"]; v != "1.25× slower ±0%" {
+		t.Errorf("throughput verdict %q", v)
+	}
+
+	if !strings.Contains(stderr, `FAIL --fail-if "throughput -5%": find_by_id: B`) || !strings.Contains(stderr, "-20.0%") ||
+		!strings.Contains(stderr, `ok   --fail-if "throughput -30%"`) {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func testCompareIdenticalFiles(t *testing.T, fx *compareFixture) {
+	a, b := fx.base, fx.same
+
+	code, stdout, stderr := runMain(t, "compare", a, b, "--fail-if", "p99 +0%", "--fail-if", "throughput -0%")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	for _, op := range []string{"find_by_id", "insert"} {
+		for m, v := range verdictCells(t, stdout, op) {
+			if v != "same-ish (p=1.00)" {
+				t.Errorf("%s %s: %q, want same-ish (p=1.00)", op, m, v)
+			}
+		}
+	}
+}
+
+func testCompareBadExpression(t *testing.T, fx *compareFixture) {
+	base, cand := fx.base, fx.cand
+
+	for _, expr := range []string{"p99 10%", "p42 +10%", "p99 +x%", "", "p99 +10", "+10% p99", "p99 +10% find_by_id extra", "p99 +10% no_such_op"} {
+		code, stdout, stderr := runMain(t, "compare", base, cand, "--fail-if", expr)
+		if code != ExitBadInput {
+			t.Errorf("--fail-if %q: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", expr, code, stdout, stderr)
+			continue
+		}
+
+		if !strings.Contains(stderr, "--fail-if") {
+			t.Errorf("--fail-if %q: stderr does not explain:\n%s", expr, stderr)
+		}
+
+		if strings.Contains(stdout, "find_by_id") {
+			t.Errorf("--fail-if %q: compared anyway:\n%s", expr, stdout)
+		}
+	}
+
+	// Accepted forms.
+	args := []string{"compare", base, base}
+	for _, expr := range []string{"P99 +10%", "p99+10%", " mean +20.5% ", "throughput -5%", "p50 +.5% insert", "p90 +0%"} {
+		args = append(args, "--fail-if", expr)
+	}
+
+	if code, _, stderr := runMain(t, args...); code != ExitOK || strings.Count(stderr, "ok   --fail-if") != 6 {
+		t.Errorf("%q: exit %d\n%s", args, code, stderr)
+	}
+}
+
+func testCompareUnreadableFiles(t *testing.T, fx *compareFixture) {
+	base := fx.base
+	dir := t.TempDir()
+
+	missing := filepath.Join(dir, "missing.json")
+
+	notJSON := filepath.Join(dir, "garbage.json")
+	if err := os.WriteFile(notJSON, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	noPhases := filepath.Join(dir, "empty.json")
+	if err := result.WriteFile(noPhases, &result.Result{Status: result.StatusCompleted, Target: result.Target{Kind: result.TargetURI}}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, bad := range []string{missing, notJSON, noPhases} {
+		for _, args := range [][]string{{base, bad}, {bad, base}} {
+			code, stdout, stderr := runMain(t, append([]string{"compare"}, args...)...)
+			if code != ExitBadInput {
+				t.Errorf("%v: exit %d, want 2\nstderr:\n%s", args, code, stderr)
+			}
+
+			if !strings.Contains(stderr, bad) || strings.Contains(stderr, base) {
+				t.Errorf("%v: stderr should name %s only:\n%s", args, bad, stderr)
+			}
+
+			if stdout != "" {
+				t.Errorf("%v: stdout:\n%s", args, stdout)
+			}
+
+			assertNoStackTrace(t, stderr)
+		}
+	}
+
+	if code, _, _ := runMain(t, "compare"); code != ExitBadInput {
+		t.Errorf("no arguments: exit %d", code)
+	}
+}
+
+func testCompareMarkdown(t *testing.T, fx *compareFixture) {
+	base, cand := fx.base, fx.cand
+	dir := t.TempDir()
+	md := filepath.Join(dir, "comparison.md")
+
+	code, stdout, stderr := runMain(t, "compare", base, cand, cand, "--markdown", md, "--fail-if", "p99 +10%")
+	if code != ExitFailed {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	data, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	text := string(data)
+	for _, s := range []string{
+		"# mongobench compare",
+		"## find_by_id",
+		"## insert",
+		"| metric | A (baseline) | B | B vs A | C | C vs A |",
+		"| --- | ---: | ---: | --- | ---: | --- |",
+		"| throughput | 200 ops/s | 200 ops/s | same-ish (p=1.00) | 200 ops/s | same-ish (p=1.00) |",
+		"× higher ±",
+		"not independent",
+		"## Checks",
+		"FAIL --fail-if",
+	} {
+		if !strings.Contains(text, s) {
+			t.Errorf("Markdown lacks %q:\n%s", s, text)
+		}
+	}
+
+	if !regexp.MustCompile(`(?m)^\| p99 \| 5\.0\dms \| 6\.[45]\dms \| 1\.\d\d× higher ±\d% \|`).MatchString(text) {
+		t.Errorf("Markdown p99 row:\n%s", text)
+	}
+
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the Markdown file (no temporary left)", len(entries))
+	}
+
+	// An unwritable destination is bad input, and nothing is left behind.
+	code, _, stderr = runMain(t, "compare", base, cand, "--markdown", filepath.Join(dir, "no", "such", "dir", "x.md"))
+	if code != ExitBadInput || !strings.Contains(stderr, "x.md") {
+		t.Errorf("unwritable Markdown: exit %d\n%s", code, stderr)
+	}
+}
+
+func testCompareOutputExample(t *testing.T, fx *compareFixture) {
+	base, cand := fx.base, fx.cand
+
+	code, stdout, stderr := runMain(t, "compare", base, cand)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+
+	t.Logf("stdout:\n%s", stdout)
+
+	// The insert table: no latency in the first interval, so 19 latency
+	// values and 20 throughput values, all equal.
+	if v := verdictCells(t, stdout, "insert"); v["p50"] != "same-ish (p=1.00)" {
+		t.Errorf("insert: %v", v)
+	}
+}
+
+func TestParseCompareGate(t *testing.T) {
+	g, err := parseCompareGate("p99 +12.5% find_by_id")
+	if err != nil || g.metric.name != "p99" || !g.up || g.pct != 12.5 || g.operation != "find_by_id" {
+		t.Errorf("%+v %v", g, err)
+	}
+
+	g, err = parseCompareGate("throughput -5%")
+	if err != nil || g.metric.name != "throughput" || g.up || g.pct != 5 || g.operation != "" {
+		t.Errorf("%+v %v", g, err)
+	}
+}
+
+func testCompareTooFewIntervals(t *testing.T, fx *compareFixture) {
+	// Three intervals cannot show a significant difference at 0.05: the
+	// gate does not fail, but says it could not judge.
+	short := filepath.Join(t.TempDir(), "short.json")
+	writeCompareRun(t, short, compareRun{tail: 2, finds: 200, seed: 3, intervals: 3})
+
+	code, stdout, stderr := runMain(t, "compare", fx.base, short, "--fail-if", "p99 +10%")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	if v := verdictCells(t, stdout, "find_by_id")["p99"]; v != "same-ish (too few trials: need ≥4)" {
+		t.Errorf("p99 verdict %q", v)
+	}
+
+	if !strings.Contains(stderr, `Warning: --fail-if "p99 +10%": find_by_id, B vs A: same-ish (too few trials: need ≥4); not judged`) {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}

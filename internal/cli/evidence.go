@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/mongobench/mongobench/internal/explain"
+	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/serverstats"
+	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/workload"
+)
+
+// sampling runs the server-counter sampler on a connection of its own, so
+// that it never takes a connection from the measured workers.
+type sampling struct {
+	client  *mongo.Client
+	sampler *serverstats.Sampler
+	phase   atomic.Value // string: the phase running now
+}
+
+// startSampling connects a second client and starts sampling; it returns
+// nil (with a warning) when that fails, since the counters are evidence,
+// not the measurement.
+func startSampling(ctx context.Context, st *State, t *openedTarget, spec *workload.Spec, interval time.Duration) *sampling {
+	client, err := target.Connect(ctx, t.uri, target.ConnectOptions{MaxPoolSize: 2})
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "Warning: server counters will not be sampled: %s\n", redact.Error(err, t.uri))
+		return nil
+	}
+
+	s := &sampling{client: client}
+	s.phase.Store("setup")
+
+	colls := make([]string, 0, len(spec.Collections))
+	for _, c := range spec.Collections {
+		colls = append(colls, c.Name)
+	}
+
+	s.sampler = serverstats.Start(ctx, serverstats.Config{
+		Client:      client,
+		Database:    spec.Database,
+		Collections: colls,
+		Interval:    interval,
+		Phase:       func() string { return s.phase.Load().(string) },
+	})
+
+	return s
+}
+
+// setPhase records the phase now running, for labelling samples.
+func (s *sampling) setPhase(name string) {
+	if s != nil {
+		s.phase.Store(name)
+	}
+}
+
+// stop ends sampling and returns what was sampled.
+func (s *sampling) stop() *result.Server {
+	if s == nil {
+		return nil
+	}
+
+	out := s.sampler.Stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+
+	_ = s.client.Disconnect(ctx)
+
+	return out
+}
+
+// explainTimeout bounds explaining all operations, so that a slow server
+// does not hold the end of a run.
+const explainTimeout = 30 * time.Second
+
+// explainOperations explains one representative instance of every
+// operation that has a plan, with values generated as in the run.
+func explainOperations(ctx context.Context, db *mongo.Database, w *compiled) []result.Explain {
+	ctx, cancel := context.WithTimeout(ctx, explainTimeout)
+	defer cancel()
+
+	// A scope of its own, numbered apart from the workers', so that the
+	// explained values are like the run's without repeating its sequence.
+	s := w.env.NewScope(1_000_000)
+
+	var out []result.Explain
+
+	for _, o := range w.ops {
+		cmd, ok := o.ExplainCommand(s)
+		if !ok {
+			continue
+		}
+
+		e := explain.Run(ctx, db, o.Name(), o.Spec.Collection, cmd)
+		if e.Command == "" {
+			if b, err := bson.MarshalExtJSON(cmd, false, false); err == nil {
+				e.Command = string(b)
+			}
+		}
+
+		out = append(out, e)
+	}
+
+	return out
+}
+
+// findings collects the observations worth a user's attention, most
+// important first: collection scans and heavy examination, schedules not
+// kept, errors by kind, unsupported evidence.
+func findings(res *result.Result) []result.Finding {
+	var out []result.Finding
+
+	for _, e := range res.Explain {
+		for _, w := range e.Warnings {
+			out = append(out, result.Finding{Severity: "warning", Operation: e.Operation, Text: e.Operation + ": " + w})
+		}
+	}
+
+	for _, p := range res.Phases {
+		if p.Excluded {
+			continue
+		}
+
+		if p.Schedule != nil && p.Schedule.Warning != "" {
+			out = append(out, result.Finding{Severity: "warning", Text: p.Name + " phase: " + p.Schedule.Warning})
+		}
+
+		for _, bg := range p.Background {
+			if bg.Schedule != nil && bg.Schedule.Warning != "" {
+				out = append(out, result.Finding{Severity: "warning", Operation: bg.Operation,
+					Text: "background " + bg.Operation + ": " + bg.Schedule.Warning})
+			}
+		}
+
+		for _, o := range p.Operations {
+			if len(o.Errors) == 0 {
+				continue
+			}
+
+			var n int64
+			for _, c := range o.Errors {
+				n += c
+			}
+
+			out = append(out, result.Finding{Severity: "warning", Operation: o.Name,
+				Text: fmt.Sprintf("%s (%s phase): %d errors (%s)", o.Name, p.Name, n, errorsCell(o.Errors))})
+		}
+	}
+
+	if res.Server != nil {
+		for _, n := range res.Server.Notes {
+			out = append(out, result.Finding{Severity: "info", Text: "server counters: " + n})
+		}
+	}
+
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity == "warning" && out[j].Severity != "warning" })
+
+	return out
+}
+
+// printFindings writes the top findings under the tables.
+func printFindings(w interface{ Write([]byte) (int, error) }, fs []result.Finding) {
+	const top = 8
+
+	n := 0
+
+	for _, f := range fs {
+		if f.Severity != "warning" {
+			continue
+		}
+
+		if n == 0 {
+			fmt.Fprintln(w, "\nFindings:")
+		}
+
+		if n == top {
+			fmt.Fprintln(w, "  … more in the results file")
+			break
+		}
+
+		fmt.Fprintf(w, "  ! %s\n", strings.TrimSpace(f.Text))
+
+		n++
+	}
+}

@@ -1,0 +1,513 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/runner"
+	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/workload"
+)
+
+// compileVariants returns the compiled specs to run: one per variant, or the
+// workload itself, with the command line's overrides applied.
+func compileVariants(path string, w *compiled, f *runFlags) ([]*compiled, error) {
+	specs, errs := w.spec.VariantSpecs()
+	if len(errs) > 0 {
+		return nil, &exitError{code: ExitBadInput, msg: fmt.Sprintf("%s: invalid variants: %v", path, errors.Join(errs...))}
+	}
+
+	if len(specs) == 1 && specs[0] == w.spec {
+		applyOverrides(w.spec, f)
+
+		return []*compiled{w}, nil
+	}
+
+	out := make([]*compiled, 0, len(specs))
+
+	for _, s := range specs {
+		s.Seed = w.spec.Seed
+		applyOverrides(s, f)
+
+		c, errs := compileSpec(s)
+		if len(errs) > 0 {
+			return nil, &exitError{code: ExitBadInput, msg: fmt.Sprintf("%s: variant %q: %v", path, s.Variant, errors.Join(errs...))}
+		}
+
+		out = append(out, c)
+	}
+
+	return out, nil
+}
+
+// targetSpecs returns the workload's targets followed by the --target
+// flags; none means the default (embedded, or --uri).
+func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) {
+	var out []target.TargetSpec
+
+	for _, t := range spec.Targets {
+		ts := target.TargetSpec{Name: t.Name, Kind: t.Kind, URI: t.URI, Settings: t.Settings}
+		if m := t.Mongod; m != nil {
+			ts.Mongod = &target.MongodSpec{
+				Binary: m.Binary, StorageEngine: m.StorageEngine, Journal: m.Journal,
+				CacheSizeGB: m.CacheSizeGB, ReplicaSet: m.ReplicaSet, Args: m.Args,
+			}
+		}
+
+		out = append(out, ts)
+	}
+
+	for _, s := range f.targets {
+		ts, err := target.ParseTargetFlag(s)
+		if err != nil {
+			return nil, badInput("--target %s", redact.Error(err, s))
+		}
+
+		out = append(out, ts)
+	}
+
+	if f.uri != "" && len(out) > 0 {
+		out = append(out, target.TargetSpec{Name: "uri", Kind: "uri", URI: f.uri})
+	}
+
+	seen := map[string]bool{}
+
+	for i := range out {
+		if out[i].Name == "" {
+			out[i].Name = out[i].Kind
+		}
+
+		if err := out[i].Validate(); err != nil {
+			return nil, badInput("target %q: %s", out[i].Name, redact.Error(err, out[i].URI))
+		}
+
+		if seen[out[i].Name] {
+			return nil, badInput("two targets are named %q; name them (name=... in --target)", out[i].Name)
+		}
+
+		seen[out[i].Name] = true
+	}
+
+	return out, nil
+}
+
+// openLaunched launches (or, for uri, just names) a target and connects.
+func openLaunched(ctx context.Context, st *State, ts target.TargetSpec) (*openedTarget, error) {
+	l, err := target.Launch(ctx, ts, target.LaunchOptions{Logger: ferretDBLogger(st)})
+	if err != nil {
+		return nil, failed("target %q: %s", ts.Name, redact.Error(err, ts.URI))
+	}
+
+	t := &openedTarget{kind: ts.Kind, name: ts.Name, uri: l.URI, launched: l}
+	t.unhook = st.onHardExit(func() { _ = l.Stop() })
+
+	fmt.Fprintf(st.Stderr, "Target %s: %s\n", ts.Name, l.Description)
+
+	client, err := target.Connect(ctx, t.uri, target.ConnectOptions{MaxPoolSize: l.MaxPoolSize})
+	if err != nil {
+		t.close(st)
+
+		var ue *target.URIError
+		if errors.As(err, &ue) {
+			return nil, badInput("%v", err)
+		}
+
+		return nil, failed("%s", redact.Error(err, t.uri))
+	}
+
+	t.client = client
+
+	return t, nil
+}
+
+// runMatrix runs every variant on every target in interleaved rounds
+// (A B C A B C …), computes the verdicts and writes one results file.
+func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec, variants []*compiled,
+	targets []target.TargetSpec, f *runFlags,
+) error {
+	if len(targets) == 0 {
+		targets = []target.TargetSpec{{Name: "embedded", Kind: "embedded"}}
+		if f.uri != "" {
+			targets = []target.TargetSpec{{Name: "uri", Kind: "uri", URI: f.uri}}
+		}
+	}
+
+	rounds := max(1, base.Trials.Rounds)
+	started := st.Now()
+
+	m := &result.Matrix{Rounds: rounds}
+	for _, v := range variants {
+		m.Variants = append(m.Variants, variantName(v.spec))
+	}
+
+	fmt.Fprintf(st.Stderr, "Comparing %d variant(s) on %d target(s) in %d interleaved round(s).\n", len(variants), len(targets), rounds)
+
+	var failures []string
+
+	for _, ts := range targets {
+		mt, trials, err := runTarget(ctx, st, path, ts, variants, rounds, f)
+		m.Targets = append(m.Targets, mt)
+		m.Trials = append(m.Trials, trials...)
+
+		if err != nil {
+			failures = append(failures, err.Error())
+			fmt.Fprintf(st.Stderr, "Target %s failed: %v\n", ts.Name, err)
+		}
+
+		if ctx.Err() != nil {
+			break
+		}
+	}
+
+	m.Verdicts = matrixVerdicts(m)
+
+	res := &result.Result{
+		SchemaVersion:     result.SchemaVersion,
+		MongobenchVersion: Version(),
+		Workload:          result.Workload{Name: base.Name, File: path, Spec: base, Source: string(base.Source())},
+		Target:            result.Target{Kind: "matrix", Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
+		StartedAt:         started,
+		DurationS:         time.Since(started).Seconds(),
+		Seed:              base.Seed,
+		Concurrency:       base.Run.Concurrency,
+		Status:            result.StatusCompleted,
+		Matrix:            m,
+	}
+
+	switch {
+	case ctx.Err() != nil:
+		res.Status, res.StatusReason = result.StatusInterrupted, "interrupted by the user"
+	case len(failures) > 0:
+		res.Status, res.StatusReason = result.StatusAborted, strings.Join(failures, "; ")
+	}
+
+	out := resultsPath(f.out, base.Name, started)
+	if err := result.WriteFile(out, res); err != nil {
+		return failed("writing results: %v", err)
+	}
+
+	printMatrix(st.Stdout, m)
+	fmt.Fprintf(st.Stderr, "Results written to %s\n", out)
+
+	if f.markdown != "" {
+		if err := writeMarkdownAtomic(f.markdown, m); err != nil {
+			return failed("writing %s: %v", f.markdown, err)
+		}
+
+		fmt.Fprintf(st.Stderr, "Markdown written to %s\n", f.markdown)
+	}
+
+	if err := writeRunReport(st, f, out, res); err != nil {
+		return err
+	}
+
+	switch {
+	case ctx.Err() != nil:
+		return failed("run interrupted; results so far were written")
+	case len(failures) > 0:
+		return failed("%s", strings.Join(failures, "; "))
+	}
+
+	return nil
+}
+
+func variantName(s *workload.Spec) string {
+	if s.Variant != "" {
+		return s.Variant
+	}
+
+	return s.Name
+}
+
+// runTarget runs all rounds of all variants on one target.
+func runTarget(ctx context.Context, st *State, path string, ts target.TargetSpec, variants []*compiled, rounds int,
+	f *runFlags,
+) (result.MatrixTarget, []result.Trial, error) {
+	mt := result.MatrixTarget{Name: ts.Name, Kind: ts.Kind}
+
+	tgt, err := openLaunched(ctx, st, ts)
+	if err != nil {
+		mt.Error = err.Error()
+		return mt, nil, err
+	}
+	defer tgt.close(st)
+
+	mt.URI = redact.URI(tgt.uri)
+
+	info, err := describe(ctx, st, tgt)
+	if err != nil {
+		mt.Error = err.Error()
+		return mt, nil, err
+	}
+
+	mt.ServerVersion, mt.Backend = info.Summary(), info.Backend
+	mt.Notes = append(info.Notes(), tgt.launched.Notes...)
+
+	var trials []result.Trial
+
+	for r := 1; r <= rounds; r++ {
+		for _, v := range variants {
+			if ctx.Err() != nil {
+				return mt, trials, nil
+			}
+
+			fmt.Fprintf(st.Stderr, "== %s · %s · round %d/%d\n", ts.Name, variantName(v.spec), r, rounds)
+
+			res, final, err := executeTrial(ctx, st, f, tgt, info, path, v, trialOptions{evidence: r == rounds})
+			if err != nil {
+				mt.Error = err.Error()
+				return mt, trials, err
+			}
+
+			res.Workload.Source = "" // the matrix keeps the file's text once
+			trials = append(trials, result.Trial{Target: ts.Name, Variant: variantName(v.spec), Round: r, Result: res})
+
+			if final != nil && final.Status == runner.StatusAborted {
+				err := fmt.Errorf("%s · %s · round %d aborted: %s", ts.Name, variantName(v.spec), r, final.Reason)
+				mt.Error = err.Error()
+
+				return mt, trials, err
+			}
+		}
+	}
+
+	return mt, trials, nil
+}
+
+// matrixMetrics are the metrics verdicts are given for.
+var matrixMetrics = []struct {
+	name string
+	dir  verdict.Direction
+	get  func(result.Operation) float64
+}{
+	{"throughput", verdict.HigherIsBetter, func(o result.Operation) float64 { return o.OpsPerSec }},
+	{"p50", verdict.LowerIsBetter, func(o result.Operation) float64 { return o.LatencyUS.P50 }},
+	{"p99", verdict.LowerIsBetter, func(o result.Operation) float64 { return o.LatencyUS.P99 }},
+}
+
+// matrixVerdicts compares the variants on each target, per operation and
+// metric, from the trials' main phases; ratios pair variants within a
+// round.
+func matrixVerdicts(m *result.Matrix) []result.MatrixVerdict {
+	var out []result.MatrixVerdict
+
+	for _, t := range m.Targets {
+		ops := trialOperations(m, t.Name)
+
+		for _, opName := range ops {
+			for _, metric := range matrixMetrics {
+				var samples []verdict.Sample
+
+				for _, tr := range m.Trials {
+					if tr.Target != t.Name || tr.Result == nil {
+						continue
+					}
+
+					p := tr.Result.MainPhase()
+					if p == nil {
+						continue
+					}
+
+					for _, o := range p.Operations {
+						if o.Name == opName && o.Count > 0 {
+							samples = append(samples, verdict.Sample{Variant: tr.Variant, Round: tr.Round, Value: metric.get(o)})
+						}
+					}
+				}
+
+				if len(samples) == 0 {
+					continue
+				}
+
+				mv := result.MatrixVerdict{Target: t.Name, Operation: opName, Metric: metric.name}
+				for _, v := range verdict.Compare(samples, metric.dir, 0.05) {
+					mv.Variants = append(mv.Variants, result.CellVerdict{
+						Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi), Best: v.Best,
+						Ratio: finite(v.Ratio), RatioLo: finite(v.RatioLo), RatioHi: finite(v.RatioHi), P: finite(v.P),
+						SameIsh: v.SameIsh, Text: v.Text,
+					})
+				}
+
+				out = append(out, mv)
+			}
+		}
+	}
+
+	return out
+}
+
+// trialOperations lists the operation names of a target's trials, in the
+// order they first appear.
+func trialOperations(m *result.Matrix, target string) []string {
+	var names []string
+
+	seen := map[string]bool{}
+
+	for _, tr := range m.Trials {
+		if tr.Target != target || tr.Result == nil || tr.Result.MainPhase() == nil {
+			continue
+		}
+
+		for _, o := range tr.Result.MainPhase().Operations {
+			if !seen[o.Name] {
+				seen[o.Name] = true
+				names = append(names, o.Name)
+			}
+		}
+	}
+
+	return names
+}
+
+// printMatrix writes, per operation and metric, a table of variants ×
+// targets: the median over trials and the verdict against the best variant
+// of the same target.
+func printMatrix(w io.Writer, m *result.Matrix) {
+	writeMatrix(w, m, false)
+}
+
+func writeMatrix(w io.Writer, m *result.Matrix, markdown bool) {
+	cell := map[[4]string]result.CellVerdict{}
+
+	var ops []string
+
+	seenOp := map[string]bool{}
+
+	for _, mv := range m.Verdicts {
+		if !seenOp[mv.Operation] {
+			seenOp[mv.Operation] = true
+			ops = append(ops, mv.Operation)
+		}
+
+		for _, cv := range mv.Variants {
+			cell[[4]string{mv.Target, mv.Operation, mv.Metric, cv.Variant}] = cv
+		}
+	}
+
+	fmt.Fprintf(w, "\nMedians over %d round(s); verdicts compare the variants on the same target (Mann-Whitney U, α=0.05; ratios paired within rounds).\n", m.Rounds)
+
+	for _, op := range ops {
+		for _, metric := range matrixMetrics {
+			unit := "ops/s"
+			if metric.name != "throughput" {
+				unit = "latency"
+			}
+
+			fmt.Fprintf(w, "\n%s — %s (%s)\n", op, metric.name, unit)
+
+			header := []string{"variant"}
+			for _, t := range m.Targets {
+				header = append(header, t.Name)
+			}
+
+			var rows [][]string
+
+			for _, v := range m.Variants {
+				row := []string{v}
+
+				for _, t := range m.Targets {
+					cv, ok := cell[[4]string{t.Name, op, metric.name, v}]
+					if !ok {
+						row = append(row, "-")
+						continue
+					}
+
+					val := fmt.Sprintf("%.1f", cv.Median)
+					if metric.name != "throughput" {
+						val = formatMicros(cv.Median)
+					}
+
+					row = append(row, val+" — "+cv.Text)
+				}
+
+				rows = append(rows, row)
+			}
+
+			printTable(w, header, rows, markdown)
+		}
+	}
+
+	for _, t := range m.Targets {
+		if t.Error != "" {
+			fmt.Fprintf(w, "\nTarget %s: %s\n", t.Name, t.Error)
+		}
+
+		for _, n := range t.Notes {
+			fmt.Fprintf(w, "Note (%s): %s\n", t.Name, n)
+		}
+	}
+}
+
+func printTable(w io.Writer, header []string, rows [][]string, markdown bool) {
+	if markdown {
+		fmt.Fprintf(w, "\n| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat(" --- |", len(header)))
+
+		for _, r := range rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+		}
+
+		return
+	}
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+	}
+
+	_ = tw.Flush()
+}
+
+// writeMarkdownAtomic writes the matrix as Markdown through a temporary file
+// and a rename, so that a reader never sees half a file.
+func writeMarkdownAtomic(path string, m *result.Matrix) error {
+	var b strings.Builder
+
+	writeMatrix(&b, m, true)
+
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mongobench-*.md")
+	if err != nil {
+		return err
+	}
+
+	if _, err := tmp.WriteString(b.String()); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+
+		return err
+	}
+
+	if err := tmp.Close(); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+
+	return os.Rename(tmp.Name(), path)
+}
+
+// finite replaces the infinities and NaNs that statistics of tiny or zero
+// samples can produce with 0, since JSON cannot hold them; the verdict's
+// text still says what happened.
+func finite(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return 0
+	}
+
+	return x
+}

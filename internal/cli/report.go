@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mongobench/mongobench/internal/report"
+	"github.com/mongobench/mongobench/internal/result"
+)
+
+// defaultReportFile is where `mongobench report` writes without -o.
+const defaultReportFile = "report.html"
+
+// reportFlags are the options of `mongobench report`.
+type reportFlags struct {
+	out    string
+	csvDir string
+}
+
+func newReportCommand(st *State) *cobra.Command {
+	var f reportFlags
+
+	c := &cobra.Command{
+		Use:   "report RESULTS.json...",
+		Short: "Write an HTML report (and CSV files) from results files",
+		Long: `report reads results files written by run and writes one self-contained HTML
+page: run metadata, per-operation latency tables, latency percentiles and
+throughput over time, growth blocks by collection size, background job rates,
+query plans and findings, server counters and errors, one section per file.
+The page works offline: its chart library is embedded and it loads nothing
+from the network.
+
+With --csv DIR it also writes summary.csv (per file, phase and operation),
+intervals.csv (the time series) and, when there are growth blocks, blocks.csv.
+--csv without -o writes only the CSV files.
+
+It exits with code 2 if a results file cannot be read.`,
+		Example: `  mongobench report results/quickstart-20250304T100000Z.json
+  mongobench report results/*.json -o compare.html
+  mongobench report results/run.json --csv export/`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := f.out
+			if out == "" && !cmd.Flags().Changed("csv") {
+				out = defaultReportFile
+			}
+
+			if cmd.Flags().Changed("csv") && f.csvDir == "" {
+				return badInput("--csv needs a directory")
+			}
+
+			return writeReport(st, args, out, f.csvDir)
+		},
+	}
+
+	fl := c.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", "HTML report file (default "+defaultReportFile+", none with only --csv)")
+	fl.StringVar(&f.csvDir, "csv", "", "also write summary.csv, intervals.csv and blocks.csv to this directory")
+
+	return c
+}
+
+// writeReport is `mongobench report`: out and csvDir may each be empty.
+func writeReport(st *State, paths []string, out, csvDir string) error {
+	results := make([]*result.Result, 0, len(paths))
+	bad := 0
+
+	for _, path := range paths {
+		res, err := result.ReadFile(path)
+		if err != nil {
+			bad++
+
+			// ReadFile names the file, except when it cannot be opened.
+			msg := err.Error()
+			if !strings.Contains(msg, path) {
+				msg = path + ": " + msg
+			}
+
+			fmt.Fprintln(st.Stderr, msg)
+
+			continue
+		}
+
+		results = append(results, res)
+	}
+
+	if bad > 0 {
+		return badInput("%d of %d results files could not be read; no report written", bad, len(paths))
+	}
+
+	opts := report.Options{Sources: paths, Generated: st.Now()}
+
+	if out != "" {
+		if err := opts.WriteFile(out, results); err != nil {
+			return failed("%v", err)
+		}
+
+		fmt.Fprintf(st.Stderr, "Report written to %s\n", out)
+	}
+
+	if csvDir != "" {
+		written, err := opts.WriteCSV(csvDir, results)
+		if err != nil {
+			return failed("%v", err)
+		}
+
+		names := make([]string, len(written))
+		for i, p := range written {
+			names[i] = filepath.Base(p)
+		}
+
+		fmt.Fprintf(st.Stderr, "CSV written to %s (%s)\n", csvDir, strings.Join(names, ", "))
+	}
+
+	return nil
+}

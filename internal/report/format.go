@@ -1,0 +1,150 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// formatMicros writes a latency in µs the way the terminal summary does.
+func formatMicros(us float64) string {
+	switch {
+	case us < 1000:
+		return fmt.Sprintf("%.0fµs", us)
+	case us < 1e6:
+		return fmt.Sprintf("%.2fms", us/1000)
+	default:
+		return fmt.Sprintf("%.2fs", us/1e6)
+	}
+}
+
+// latencyCell is formatMicros, or a dash when nothing was measured.
+func latencyCell(count int64, us float64) string {
+	if count == 0 {
+		return "–"
+	}
+
+	return formatMicros(us)
+}
+
+// formatRate writes operations per second.
+func formatRate(v float64) string {
+	switch {
+	case v >= 100:
+		return groupDigits(int64(math.Round(v)))
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+// formatSeconds writes a length of time given in seconds.
+func formatSeconds(s float64) string {
+	switch {
+	case s < 60:
+		return strconv.FormatFloat(s, 'f', 1, 64) + " s"
+	default:
+		return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+	}
+}
+
+// formatBytes writes a size in binary units.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%d B", n)
+	}
+}
+
+// groupDigits writes an integer with thousands separators.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+
+	var b strings.Builder
+
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+
+		b.WriteRune(c)
+	}
+
+	if neg {
+		return "-" + b.String()
+	}
+
+	return b.String()
+}
+
+// formatTime writes a timestamp in UTC to the second.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// errorKinds returns the kinds of errs with a non-zero count, most frequent
+// first, then by name.
+func errorKinds(errs map[string]int64) []string {
+	kinds := make([]string, 0, len(errs))
+
+	for k, v := range errs {
+		if v != 0 {
+			kinds = append(kinds, k)
+		}
+	}
+
+	sort.Slice(kinds, func(i, j int) bool {
+		if errs[kinds[i]] != errs[kinds[j]] {
+			return errs[kinds[i]] > errs[kinds[j]]
+		}
+
+		return kinds[i] < kinds[j]
+	})
+
+	return kinds
+}
+
+// errorTotal sums error counts.
+func errorTotal(errs map[string]int64) int64 {
+	var n int64
+	for _, v := range errs {
+		n += v
+	}
+
+	return n
+}
+
+// errorsList lists error counts by kind ("timeout: 3"), most frequent
+// first, or just "0".
+func errorsList(errs map[string]int64) []string {
+	kinds := errorKinds(errs)
+	if len(kinds) == 0 {
+		return []string{"0"}
+	}
+
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s: %s", k, groupDigits(errs[k]))
+	}
+
+	return parts
+}

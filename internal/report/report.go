@@ -1,0 +1,231 @@
+// Package report turns results files into an HTML report and CSV exports.
+//
+// The HTML report is one self-contained file that works offline: the chart
+// library (uPlot, vendored under assets/ with its licence) and the page's
+// script and style are inlined, and the charts are drawn in the browser
+// from data embedded in the page as JSON. The page holds no web address, so
+// opening it never touches the network. Everything the charts show is also
+// in the page's tables, which need no script.
+//
+// Like every reader of results, the report uses nothing but the results
+// files.
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/result"
+)
+
+// Options adjust a report. The zero value is valid.
+type Options struct {
+	// Sources names the file each result was read from, in the same
+	// order; a run is labelled by its file when known, else by its
+	// workload and start time.
+	Sources []string
+
+	// Generated is shown as the time the report was made; zero leaves it
+	// out (so that the same results always give the same page).
+	Generated time.Time
+}
+
+// WriteFile writes the HTML report of results to path, atomically (see
+// Options.WriteFile).
+func WriteFile(path string, results []*result.Result) error {
+	return Options{}.WriteFile(path, results)
+}
+
+// WriteFile writes the HTML report of results to path: the page goes to a
+// temporary file in the same directory, which is then renamed over path,
+// so a failed write never leaves a partial report. Missing parent
+// directories are created.
+func (o Options) WriteFile(path string, results []*result.Result) error {
+	var buf bytes.Buffer
+	if err := o.Render(&buf, results); err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+
+	if err := writeAtomic(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+
+	return nil
+}
+
+// Render writes the HTML report of results to w.
+func (o Options) Render(w io.Writer, results []*result.Result) error {
+	p, err := o.newPage(results)
+	if err != nil {
+		return err
+	}
+
+	return pageTmpl.Execute(w, p)
+}
+
+// page is what the template renders.
+type page struct {
+	Title     string
+	Generated string
+	Runs      []*runView
+
+	// Matrix is the comparison of variants or targets with verdicts and
+	// bar charts. Results files do not record variants or targets yet,
+	// so it is always nil; the template has its place ("matrix").
+	Matrix *matrixView
+
+	UplotVersion string
+	LibraryJS    template.JS
+	LibraryCSS   template.CSS
+	PageJS       template.JS
+	PageCSS      template.CSS
+
+	// Data is the charts' data, embedded in the page as JSON.
+	Data pageData
+}
+
+type pageData struct {
+	Charts []*chart `json:"charts"`
+}
+
+// matrixView is the variants/targets matrix, to be filled once results
+// files hold variants or targets: one row per operation, one column per
+// variant or target, a verdict per cell and a bar chart per percentile.
+type matrixView struct {
+	Columns []string
+	Rows    []matrixRow
+	Charts  []*chart
+}
+
+type matrixRow struct {
+	Operation string
+	Cells     []matrixCell
+}
+
+type matrixCell struct {
+	Value   string
+	Verdict string
+	Class   string
+}
+
+func (o Options) newPage(results []*result.Result) (*page, error) {
+	if len(results) == 0 {
+		return nil, errors.New("no results to report")
+	}
+
+	if len(o.Sources) != 0 && len(o.Sources) != len(results) {
+		return nil, fmt.Errorf("%d sources for %d results", len(o.Sources), len(results))
+	}
+
+	p := &page{
+		UplotVersion: uplotVersion,
+		LibraryJS:    libraryJS(),
+		LibraryCSS:   template.CSS(uplotCSS), //nolint:gosec // the vendored library's own style sheet
+		PageJS:       template.JS(pageJS),    //nolint:gosec // the page's own script, embedded
+		PageCSS:      template.CSS(pageCSS),  //nolint:gosec // the page's own style sheet, embedded
+		Data:         pageData{Charts: []*chart{}},
+	}
+
+	if !o.Generated.IsZero() {
+		p.Generated = formatTime(o.Generated)
+	}
+
+	var names []string
+
+	for i, r := range results {
+		if r == nil {
+			return nil, fmt.Errorf("result %d is nil", i+1)
+		}
+
+		label := defaultLabel(r)
+		if len(o.Sources) > 0 {
+			label = sourceLabel(o.Sources[i])
+		}
+
+		v := newRunView(i+1, label, r)
+		p.Runs = append(p.Runs, v)
+		p.Data.Charts = append(p.Data.Charts, v.charts()...)
+
+		if !slices.Contains(names, r.Workload.Name) {
+			names = append(names, r.Workload.Name)
+		}
+	}
+
+	p.Title = "mongobench report: " + strings.Join(names, ", ")
+
+	return p, nil
+}
+
+// charts returns every chart of a run, in page order.
+func (v *runView) charts() []*chart {
+	var out []*chart
+
+	for _, p := range v.Phases {
+		out = append(out, p.Charts...)
+
+		if p.Blocks != nil && p.Blocks.Chart != nil {
+			out = append(out, p.Blocks.Chart)
+		}
+
+		for _, bg := range p.Background {
+			if bg.Chart != nil {
+				out = append(out, bg.Chart)
+			}
+		}
+	}
+
+	if v.Server != nil {
+		out = append(out, v.Server.Charts...)
+	}
+
+	return out
+}
+
+// writeAtomic creates path with data through a synced temporary file in
+// the same directory and a rename.
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+
+	tmp := f.Name()
+
+	defer func() {
+		if err != nil {
+			_ = f.Close() // may be closed already; the first error matters
+			_ = os.Remove(tmp)
+		}
+	}()
+
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+
+	if err := f.Sync(); err != nil {
+		return err
+	}
+
+	if err := f.Close(); err != nil {
+		return err
+	}
+
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,278 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mongobench/mongobench/internal/yamlpos"
+)
+
+// DefaultRounds is the number of trial rounds of a comparison (variants or
+// several targets): Mann-Whitney U needs at least 4 per side to call a
+// difference significant at 5%, and 5 leaves one to spare.
+const DefaultRounds = 5
+
+// TargetKinds lists the target kinds.
+var TargetKinds = []string{"embedded", "embedded-memory", "ferretdb-postgres", "mongod", "uri"}
+
+// comparisonKeys are top-level keys that describe the comparison, not one
+// run: they are left out of the documents variants are parsed from.
+var comparisonKeys = []string{"variants", "trials", "targets"}
+
+// VariantSpecs returns the specs to compare: one per variant, each the base
+// document with the variant's patch merged in, parsed and validated; or the
+// spec itself when it has no variants.
+func (s *Spec) VariantSpecs() ([]*Spec, []error) {
+	if len(s.Variants) == 0 {
+		return []*Spec{s}, nil
+	}
+
+	specs := make([]*Spec, 0, len(s.Variants))
+
+	var errs []error
+
+	for i := range s.Variants {
+		v := &s.Variants[i]
+
+		doc := withoutKeys(s.root, comparisonKeys)
+		for _, patch := range []struct {
+			key string
+			t   *Template
+		}{
+			{"vars", v.Vars}, {"collections", v.Collections}, {"load", v.Load},
+			{"run", v.Run}, {"phases", v.Phases}, {"operations", v.Operations},
+		} {
+			if patch.t != nil {
+				doc = setKey(doc, patch.key, merge(lookup(doc, patch.key), patch.t.Node()))
+			}
+		}
+
+		vs, verrs := parseRoot(s.file, s.source, doc)
+		for _, err := range verrs {
+			var pe *yamlpos.Error
+			if errors.As(err, &pe) {
+				pe.Msg = fmt.Sprintf("%s (in variant %q)", pe.Msg, v.Name)
+			}
+
+			errs = append(errs, err)
+		}
+
+		if vs != nil {
+			vs.Variant = v.Name
+			vs.Variants, vs.Trials, vs.Targets = nil, s.Trials, s.Targets
+			specs = append(specs, vs)
+		}
+	}
+
+	if len(errs) > 0 {
+		return nil, errs
+	}
+
+	return specs, nil
+}
+
+// parseRoot decodes, completes and validates a document node.
+func parseRoot(file string, source []byte, root *yaml.Node) (*Spec, []error) {
+	s := &Spec{file: file, source: source, root: root}
+	d := &decoder{nodes: map[string]*yaml.Node{"": root}}
+	d.decode(root, reflect.ValueOf(s).Elem(), "")
+
+	if len(d.errs) > 0 {
+		yamlpos.Sort(d.errs)
+		return nil, yamlpos.WithFile(file, d.errs)
+	}
+
+	s.nodes = d.nodes
+	s.applyDefaults()
+
+	if errs := s.Validate(); len(errs) > 0 {
+		return nil, errs
+	}
+
+	return s, nil
+}
+
+// merge returns patch merged over base without modifying either: mappings
+// key by key; lists of named items item by item (an item whose op changes
+// is replaced, since its fields belong to the other kind); anything else
+// replaced by the patch.
+func merge(base, patch *yaml.Node) *yaml.Node {
+	base, patch = yamlpos.Resolve(base), yamlpos.Resolve(patch)
+
+	switch {
+	case base == nil:
+		return patch
+	case base.Kind == yaml.MappingNode && patch.Kind == yaml.MappingNode:
+		if opOf(base) != opOf(patch) && opOf(patch) != "" {
+			return patch
+		}
+
+		out := *base
+		out.Content = slices.Clone(base.Content)
+
+		for i := 0; i+1 < len(patch.Content); i += 2 {
+			k, v := patch.Content[i], patch.Content[i+1]
+			out = *setKey(&out, k.Value, merge(lookup(&out, k.Value), v))
+		}
+
+		return &out
+	case base.Kind == yaml.SequenceNode && patch.Kind == yaml.SequenceNode && named(base) && named(patch):
+		out := *base
+		out.Content = slices.Clone(base.Content)
+
+		for _, item := range patch.Content {
+			key := itemKey(item)
+
+			j := slices.IndexFunc(out.Content, func(n *yaml.Node) bool { return itemKey(n) == key })
+			if j >= 0 {
+				out.Content[j] = merge(out.Content[j], item)
+			} else {
+				out.Content = append(out.Content, item)
+			}
+		}
+
+		return &out
+	}
+
+	return patch
+}
+
+// itemKey identifies an item of a list: its name, or its collection for
+// load steps; "" when it has neither.
+func itemKey(n *yaml.Node) string {
+	if v := lookup(n, "name"); v != nil && v.Kind == yaml.ScalarNode {
+		return "name:" + v.Value
+	}
+
+	if v := lookup(n, "collection"); v != nil && v.Kind == yaml.ScalarNode {
+		return "collection:" + v.Value
+	}
+
+	return ""
+}
+
+func named(seq *yaml.Node) bool {
+	for _, item := range seq.Content {
+		if itemKey(item) == "" {
+			return false
+		}
+	}
+
+	return len(seq.Content) > 0
+}
+
+func opOf(n *yaml.Node) string {
+	if v := lookup(n, "op"); v != nil {
+		return v.Value
+	}
+
+	return ""
+}
+
+// lookup returns the value of key in mapping n, or nil.
+func lookup(n *yaml.Node, key string) *yaml.Node {
+	n = yamlpos.Resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+
+	return nil
+}
+
+// setKey returns a copy of mapping n with key set to v.
+func setKey(n *yaml.Node, key string, v *yaml.Node) *yaml.Node {
+	out := *yamlpos.Resolve(n)
+	out.Content = slices.Clone(out.Content)
+
+	for i := 0; i+1 < len(out.Content); i += 2 {
+		if out.Content[i].Value == key {
+			out.Content[i+1] = v
+			return &out
+		}
+	}
+
+	out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: v.Line, Column: v.Column}, v)
+
+	return &out
+}
+
+// withoutKeys returns a copy of mapping n without the given keys.
+func withoutKeys(n *yaml.Node, keys []string) *yaml.Node {
+	out := *n
+	out.Content = nil
+
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if !slices.Contains(keys, n.Content[i].Value) {
+			out.Content = append(out.Content, n.Content[i], n.Content[i+1])
+		}
+	}
+
+	return &out
+}
+
+// comparison validates variants, trials and targets.
+func (v *validator) comparison() {
+	names := map[string]bool{}
+
+	for i, va := range v.s.Variants {
+		p := yamlpos.Index("variants", i)
+
+		switch {
+		case va.Name == "":
+			v.at(yamlpos.Field(p, "name"), "is required")
+		case !nameRe.MatchString(va.Name):
+			v.at(yamlpos.Field(p, "name"), "%q: use letters, digits, '_', '.' and '-' only", va.Name)
+		case names[va.Name]:
+			v.at(yamlpos.Field(p, "name"), "variant %q is defined twice", va.Name)
+		}
+
+		names[va.Name] = true
+	}
+
+	if r := v.s.Trials.Rounds; r < 0 || r > 1000 {
+		v.at("trials.rounds", "must be between 1 and 1000")
+	}
+
+	targets := map[string]bool{}
+
+	for i, t := range v.s.Targets {
+		p := yamlpos.Index("targets", i)
+
+		if !slices.Contains(TargetKinds, t.Kind) {
+			v.at(yamlpos.Field(p, "kind"), "unknown target kind %q (one of embedded, embedded-memory, ferretdb-postgres, mongod, uri)", t.Kind)
+		}
+
+		if (t.Kind == "uri") != (t.URI != "") {
+			v.at(yamlpos.Field(p, "uri"), "a uri target needs uri, and only uri targets take one")
+		}
+
+		if len(t.Settings) > 0 && t.Kind != "ferretdb-postgres" {
+			v.at(yamlpos.Field(p, "settings"), "settings apply to ferretdb-postgres targets (PostgreSQL settings)")
+		}
+
+		if t.Mongod != nil && t.Kind != "mongod" {
+			v.at(yamlpos.Field(p, "mongod"), "applies to mongod targets only")
+		}
+
+		name := t.Name
+		if name == "" {
+			name = t.Kind
+		}
+
+		if targets[name] {
+			v.at(yamlpos.Field(p, "name"), "target %q is named twice; give each a name", name)
+		}
+
+		targets[name] = true
+	}
+}
