@@ -641,7 +641,7 @@ func checkCompareGates(files []*compareFile, ops []compareOp, gates []compareGat
 
 				fails++
 
-				lines = append(lines, fmt.Sprintf("FAIL --fail-if %q: %s: %s (%s) %s %s → %s: %+.1f%%, %s (p=%s)",
+				lines = append(lines, fmt.Sprintf("FAIL --fail-if %q: %s: %s (%s) %s %s → %s: %+.1f%%, %s (%s)",
 					g.expr, op.name, files[i].label, files[i].path, g.metric.name,
 					compareValue(g.metric, row.cells[0].median), compareValue(g.metric, c.median),
 					change, v.Text, compareP(v.P)))
@@ -658,10 +658,11 @@ func checkCompareGates(files []*compareFile, ops []compareOp, gates []compareGat
 	return lines, failures
 }
 
+// compareP formats a p-value: "p=0.012", "p<0.001".
 func compareP(p float64) string {
 	if p < 0.001 {
-		return "<0.001"
+		return "p<0.001"
 	}
 
-	return strconv.FormatFloat(p, 'f', 3, 64)
+	return "p=" + strconv.FormatFloat(p, 'f', 3, 64)
 }

@@ -184,7 +184,7 @@ func testCompareFailIfP99Regression(t *testing.T, fx *compareFixture) {
 		}
 	}
 
-	fail := regexp.MustCompile(`(?m)^FAIL --fail-if "p99 \+10%": find_by_id: B \(\S*cand\.json\) p99 \S+ → \S+: \+(29|30|31)\.\d%, .*\(p=<0\.001\)$`)
+	fail := regexp.MustCompile(`(?m)^FAIL --fail-if "p99 \+10%": find_by_id: B \(\S*cand\.json\) p99 \S+ → \S+: \+(29|30|31)\.\d%, .*\(p<0\.001\)$`)
 	if !fail.MatchString(stderr) {
 		t.Errorf("stderr does not name the failed p99 check:\n%s", stderr)
 	}
@@ -412,6 +412,9 @@ func testCompareOutputExample(t *testing.T, fx *compareFixture) {
 
 	t.Logf("stdout:\n%s", stdout)
 
+	_, _, stderr = runMain(t, "compare", base, cand, "--fail-if", "p99 +10%", "--fail-if", "throughput -5%")
+	t.Logf("stderr with --fail-if:\n%s", stderr)
+
 	// The insert table: no latency in the first interval, so 19 latency
 	// values and 20 throughput values, all equal.
 	if v := verdictCells(t, stdout, "insert"); v["p50"] != "same-ish (p=1.00)" {
@@ -431,13 +434,15 @@ func TestParseCompareGate(t *testing.T) {
 	}
 }
 
-func testCompareTooFewIntervals(t *testing.T, fx *compareFixture) {
-	// Three intervals cannot show a significant difference at 0.05: the
-	// gate does not fail, but says it could not judge.
-	short := filepath.Join(t.TempDir(), "short.json")
-	writeCompareRun(t, short, compareRun{tail: 2, finds: 200, seed: 3, intervals: 3})
+func testCompareTooFewIntervals(t *testing.T, _ *compareFixture) {
+	// Three intervals a side cannot show a significant difference at 0.05:
+	// the gate does not fail, but says it could not judge.
+	dir := t.TempDir()
+	short1, short2 := filepath.Join(dir, "short1.json"), filepath.Join(dir, "short2.json")
+	writeCompareRun(t, short1, compareRun{tail: 1, finds: 200, seed: 3, intervals: 3})
+	writeCompareRun(t, short2, compareRun{tail: 2, finds: 200, seed: 4, intervals: 3})
 
-	code, stdout, stderr := runMain(t, "compare", fx.base, short, "--fail-if", "p99 +10%")
+	code, stdout, stderr := runMain(t, "compare", short1, short2, "--fail-if", "p99 +10%")
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

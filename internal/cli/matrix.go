@@ -85,7 +85,7 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 
 	for i := range out {
 		if out[i].Name == "" {
-			out[i].Name = out[i].Kind
+			out[i].Name = out[i].Label()
 		}
 
 		if err := out[i].Validate(); err != nil {
@@ -344,6 +344,53 @@ func matrixVerdicts(m *result.Matrix) []result.MatrixVerdict {
 		}
 	}
 
+	// With one variant on several targets the question is which target is
+	// faster: compare the targets, pairing trials by round.
+	if len(m.Variants) == 1 && len(m.Targets) > 1 {
+		out = append(out, targetVerdicts(m)...)
+	}
+
+	return out
+}
+
+// CrossTarget is the Target of verdicts that compare targets rather than
+// variants.
+const CrossTarget = "*"
+
+func targetVerdicts(m *result.Matrix) []result.MatrixVerdict {
+	var out []result.MatrixVerdict
+
+	for _, opName := range trialOperations(m, "") {
+		for _, metric := range matrixMetrics {
+			var samples []verdict.Sample
+
+			for _, tr := range m.Trials {
+				if p := tr.Result.MainPhase(); p != nil {
+					for _, o := range p.Operations {
+						if o.Name == opName && o.Count > 0 {
+							samples = append(samples, verdict.Sample{Variant: tr.Target, Round: tr.Round, Value: metric.get(o)})
+						}
+					}
+				}
+			}
+
+			if len(samples) == 0 {
+				continue
+			}
+
+			mv := result.MatrixVerdict{Target: CrossTarget, Operation: opName, Metric: metric.name}
+			for _, v := range verdict.Compare(samples, metric.dir, 0.05) {
+				mv.Variants = append(mv.Variants, result.CellVerdict{
+					Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi), Best: v.Best,
+					Ratio: finite(v.Ratio), RatioLo: finite(v.RatioLo), RatioHi: finite(v.RatioHi), P: finite(v.P),
+					SameIsh: v.SameIsh, Text: v.Text,
+				})
+			}
+
+			out = append(out, mv)
+		}
+	}
+
 	return out
 }
 
@@ -355,7 +402,7 @@ func trialOperations(m *result.Matrix, target string) []string {
 	seen := map[string]bool{}
 
 	for _, tr := range m.Trials {
-		if tr.Target != target || tr.Result == nil || tr.Result.MainPhase() == nil {
+		if (target != "" && tr.Target != target) || tr.Result == nil || tr.Result.MainPhase() == nil {
 			continue
 		}
 
@@ -395,7 +442,12 @@ func writeMatrix(w io.Writer, m *result.Matrix, markdown bool) {
 		}
 	}
 
-	fmt.Fprintf(w, "\nMedians over %d round(s); verdicts compare the variants on the same target (Mann-Whitney U, α=0.05; ratios paired within rounds).\n", m.Rounds)
+	what := "the variants on the same target"
+	if len(m.Variants) == 1 && len(m.Targets) > 1 {
+		what = "the targets"
+	}
+
+	fmt.Fprintf(w, "\nMedians over %d round(s); verdicts compare %s (Mann-Whitney U, α=0.05; ratios paired within rounds).\n", m.Rounds, what)
 
 	for _, op := range ops {
 		for _, metric := range matrixMetrics {
@@ -418,6 +470,10 @@ func writeMatrix(w io.Writer, m *result.Matrix, markdown bool) {
 
 				for _, t := range m.Targets {
 					cv, ok := cell[[4]string{t.Name, op, metric.name, v}]
+					if cross, found := cell[[4]string{CrossTarget, op, metric.name, t.Name}]; found && len(m.Variants) == 1 {
+						cv, ok = cross, true
+					}
+
 					if !ok {
 						row = append(row, "-")
 						continue

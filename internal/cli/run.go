@@ -207,6 +207,10 @@ func describe(ctx context.Context, st *State, tgt *openedTarget) (target.ServerI
 		info = tgt.embedded.Annotate(info)
 	}
 
+	if tgt.launched != nil {
+		info = tgt.launched.Annotate(info)
+	}
+
 	// Printed even with --quiet: they say what the numbers describe.
 	fmt.Fprintf(st.Stderr, "Server: %s\n", info.Summary())
 

@@ -139,12 +139,12 @@ func start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 
-	bin, err := findBinaries(debianLibDir)
-	if err != nil {
+	if err := platformCheck(); err != nil {
 		return nil, err
 	}
 
-	if err := platformCheck(); err != nil {
+	bin, err := findBinaries(debianLibDir)
+	if err != nil {
 		return nil, err
 	}
 
@@ -314,7 +314,7 @@ func (s *Server) launch(ctx context.Context) error {
 	var err error
 
 	for attempt := 1; attempt <= bindAttempts; attempt++ {
-		if s.port, err = freePort(); err != nil {
+		if s.port, err = pickPort(); err != nil {
 			return err
 		}
 
@@ -345,6 +345,12 @@ func (s *Server) launchOnce(ctx context.Context) error {
 	}
 	defer logFile.Close() // the child keeps its own descriptor
 
+	// Earlier attempts' messages are not this attempt's.
+	var logStart int64
+	if fi, err := logFile.Stat(); err == nil {
+		logStart = fi.Size()
+	}
+
 	// The postmaster must outlive ctx, so it is not tied to it.
 	cmd := s.command(context.Background(), s.bin.postgres, "-D", s.data, "-p", strconv.Itoa(s.port))
 	cmd.Stdout = logFile
@@ -369,7 +375,7 @@ func (s *Server) launchOnce(ctx context.Context) error {
 	for {
 		select {
 		case <-done:
-			log := s.logTail()
+			log := s.logTailFrom(logStart)
 			if strings.Contains(log, "Address already in use") {
 				return fmt.Errorf("%w: %s", errPortTaken, log)
 			}
@@ -402,6 +408,10 @@ func (s *Server) ready() bool {
 		strings.TrimSpace(lines[0]) == strconv.Itoa(s.cmd.Process.Pid) &&
 		strings.TrimSpace(lines[7]) == "ready"
 }
+
+// pickPort picks the port to try; tests replace it to hand out a port
+// that is taken.
+var pickPort = freePort
 
 // freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
 func freePort() (int, error) {
@@ -652,9 +662,19 @@ func (s *Server) removeDir() error {
 
 // logTail returns the end of the server's log, for error messages.
 func (s *Server) logTail() string {
+	return s.logTailFrom(0)
+}
+
+// logTailFrom returns the end of the server's log after its first start
+// bytes.
+func (s *Server) logTailFrom(start int64) string {
 	b, err := os.ReadFile(s.logPath)
 	if err != nil {
 		return "(no server log: " + err.Error() + ")"
+	}
+
+	if start > 0 && start <= int64(len(b)) {
+		b = b[start:]
 	}
 
 	return tail(b, logTail)

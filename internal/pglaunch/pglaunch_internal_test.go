@@ -5,11 +5,13 @@ package pglaunch
 import (
 	"bufio"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -378,5 +380,55 @@ func TestStopAfterCrash(t *testing.T) {
 
 	if _, err := os.Stat(s.Dir()); !os.IsNotExist(err) {
 		t.Errorf("%s survived Stop (stat: %v)", s.Dir(), err)
+	}
+}
+
+func TestStartRetriesTakenPort(t *testing.T) {
+	if err := Available(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+
+		t.Skip(err)
+	}
+
+	// Someone else holds the first port handed out.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+
+	taken := l.Addr().(*net.TCPAddr).Port
+
+	calls := 0
+	pickPort = func() (int, error) {
+		calls++
+		if calls == 1 {
+			return taken, nil
+		}
+
+		return freePort()
+	}
+
+	t.Cleanup(func() { pickPort = freePort })
+
+	var retried atomic.Bool
+
+	s, err := Start(t.Context(), Options{TempDir: reachableDir(t), Logf: func(format string, args ...any) {
+		if strings.Contains(format, "was taken") {
+			retried.Store(true)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := s.Stop(); err != nil {
+		t.Error(err)
+	}
+
+	if s.Port() == taken || calls != 2 || !retried.Load() {
+		t.Errorf("port %d (taken %d), %d picks, retry logged %v; want a second, free port", s.Port(), taken, calls, retried.Load())
 	}
 }

@@ -394,7 +394,9 @@ func (c *mongodCluster) spawn(m *mongodMember, used map[int]bool) error {
 // Linux, make the kernel send it SIGTERM when mongobench dies without
 // stopping it. The fields exist only on some systems (Setpgid on Unix,
 // Pdeathsig on Linux), so they are set through reflection to keep this file
-// portable; elsewhere the attributes stay empty.
+// portable; elsewhere the attributes stay empty. (Linux ties Pdeathsig to
+// the thread that started the child; Go only ends threads of goroutines
+// that exit while locked to them, which mongobench does not do.)
 func detachedProcAttr() *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{}
 	v := reflect.ValueOf(attr).Elem()

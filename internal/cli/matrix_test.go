@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mongobench/mongobench/internal/pglaunch"
+	"github.com/mongobench/mongobench/internal/result"
+)
+
+// TestRunMatrix runs three variants on two real targets (the embedded
+// SQLite server and FerretDB on a launched PostgreSQL) and checks that the
+// matrix is complete and its verdicts consistent: the variant doing ten
+// times the work per operation is reported slower on both targets.
+func TestRunMatrix(t *testing.T) {
+	t.Parallel()
+
+	targets := []string{"--target", "embedded"}
+
+	if err := pglaunch.Available(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("PostgreSQL is needed in CI: %v", err)
+		}
+
+		t.Logf("PostgreSQL not available, matrix on the embedded target only: %v", err)
+	} else {
+		targets = append(targets, "--target", "ferretdb-postgres:synchronous_commit=off,name=pg")
+	}
+
+	out := outPath(t)
+	md := strings.TrimSuffix(out, ".json") + ".md"
+
+	args := append([]string{"run", "testdata/matrix.yaml", "--out", out, "--markdown", md, "--quiet"}, targets...)
+
+	code, stdout, stderr := runMain(t, args...)
+	if code != ExitOK {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	res, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	m := res.Matrix
+	if m == nil {
+		t.Fatal("no matrix in the results file")
+	}
+
+	nTargets := len(targets) / 2
+	if len(m.Targets) != nTargets || len(m.Variants) != 3 || m.Rounds != 4 {
+		t.Fatalf("matrix %d targets × %v × %d rounds", len(m.Targets), m.Variants, m.Rounds)
+	}
+
+	// Complete: every target × variant × round ran and measured exactly
+	// max_operations, in interleaved order.
+	if len(m.Trials) != nTargets*3*4 {
+		t.Fatalf("%d trials, want %d", len(m.Trials), nTargets*3*4)
+	}
+
+	for i, tr := range m.Trials {
+		if want := m.Variants[i%3]; tr.Variant != want {
+			t.Errorf("trial %d is %s, want %s (interleaved order)", i, tr.Variant, want)
+		}
+
+		p := tr.Result.MainPhase()
+		if p == nil || len(p.Operations) != 1 || p.Operations[0].Count != 60 {
+			t.Errorf("trial %d (%s, %s, round %d) did not measure 60 operations: %+v", i, tr.Target, tr.Variant, tr.Round, p)
+		}
+	}
+
+	for _, target := range m.Targets {
+		if target.Error != "" {
+			t.Errorf("target %s: %s", target.Name, target.Error)
+		}
+
+		tp := findVerdict(m, target.Name, "insert", "throughput")
+		if tp == nil {
+			t.Fatalf("no throughput verdict for %s", target.Name)
+		}
+
+		byName := map[string]result.CellVerdict{}
+		for _, cv := range tp.Variants {
+			byName[cv.Variant] = cv
+		}
+
+		heavy := byName["heavy"]
+		if heavy.Best || heavy.SameIsh || heavy.Ratio < 2 || !strings.Contains(heavy.Text, "slower") {
+			t.Errorf("%s: heavy should be significantly slower: %+v", target.Name, heavy)
+		}
+
+		// Identical variants differ only by chance: the verdict must not
+		// call the twin much slower (a 5% false alarm at α=0.05 is possible,
+		// a large ratio is not).
+		if tw := byName["light_twin"]; !tw.SameIsh && !tw.Best && tw.Ratio > 1.5 {
+			t.Errorf("%s: identical twin judged %s", target.Name, tw.Text)
+		}
+	}
+
+	if !strings.Contains(stdout, "insert — throughput") || !strings.Contains(stdout, "slower") {
+		t.Errorf("matrix not printed:\n%s", stdout)
+	}
+
+	data, err := os.ReadFile(md)
+	if err != nil || !strings.Contains(string(data), "| variant |") {
+		t.Errorf("markdown: %v\n%s", err, data)
+	}
+}
+
+func findVerdict(m *result.Matrix, target, op, metric string) *result.MatrixVerdict {
+	for i := range m.Verdicts {
+		v := &m.Verdicts[i]
+		if v.Target == target && v.Operation == op && v.Metric == metric {
+			return v
+		}
+	}
+
+	return nil
+}
