@@ -181,6 +181,8 @@ func convertSchedule(st *runner.ScheduleStats, slots int) *result.Schedule {
 		Late:              st.Late,
 		Dropped:           st.Dropped,
 		Pending:           st.Pending,
+		LateForSlot:       st.LateForSlot,
+		LateForClient:     st.LateForClient,
 		MaxInFlight:       slots,
 		MaxWaitUS:         micros(st.MaxWait),
 		MaxSchedulerLagUS: micros(st.MaxSchedulerLag),

@@ -106,6 +106,7 @@ the workload allows; 2 bad input (usage, workload file, URI).`,
 		newVersionCommand(st),
 		newTestServerCommand(st),
 		newReportCommand(st),
+		newCompareCommand(st),
 	)
 
 	return root

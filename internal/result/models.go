@@ -20,6 +20,11 @@ type Schedule struct {
 	Dropped int64 `json:"dropped"`
 	// Pending were due but not started when the phase ended.
 	Pending int64 `json:"pending"`
+	// LateForSlot and LateForClient split Late by cause: waiting for a
+	// busy in-flight slot (server slower than the rate), or a scheduler
+	// that handed operations out late (client saturated).
+	LateForSlot   int64 `json:"late_for_slot"`
+	LateForClient int64 `json:"late_for_client"`
 	// MaxInFlight is the number of in-flight slots.
 	MaxInFlight int `json:"max_in_flight"`
 	// MaxWaitUS is the longest an operation waited for a slot.

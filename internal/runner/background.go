@@ -85,7 +85,7 @@ func (j *backgroundJob) attach(pr *phaseRun) {
 
 	j.trajectory = schedule.Trajectory{{Offset: 0, Rate: j.pacing.Start, Action: schedule.ActionHold}}
 
-	pr.onTick = append(pr.onTick, func(iv metrics.Interval, now time.Time) {
+	pr.onTick = append(pr.onTick, func(iv metrics.Interval, _ time.Time) {
 		st := iv.Ops[j.op]
 
 		var observed time.Duration
@@ -96,7 +96,11 @@ func (j *backgroundJob) attach(pr *phaseRun) {
 		rate := j.adaptive.Rate()
 		action := j.pacing.Decide(observed, st.Count)
 		next := j.pacing.Next(rate, observed, st.Count)
-		at := now.Sub(j.start)
+
+		// The new rate applies from now, when it is set, not from the
+		// tick's timestamp: merging the registries takes time, and a
+		// backdated change would make operations due in the past (late).
+		at := time.Since(j.start)
 
 		_ = j.adaptive.SetRate(at, next)
 		j.trajectory = append(j.trajectory, schedule.Point{

@@ -216,7 +216,7 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 			pr.onTick = append(pr.onTick, func(_ metrics.Interval, now time.Time) {
 				rate := sp.Rate.PerSecond()
 				if len(sp.Stages) > 0 {
-					rate = stages.RateAt(now.Sub(start))
+					rate = stages.RateAt(planOffset(now.Sub(start), stages.Duration()))
 				}
 
 				res.Targets = append(res.Targets, Target{Elapsed: now.Sub(pr.measureFrom), Rate: rate})
@@ -237,7 +237,10 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 		if g != nil {
 			cfg.setup = func(pr *phaseRun) {
 				pr.onTick = append(pr.onTick, func(_ metrics.Interval, now time.Time) {
-					res.Targets = append(res.Targets, Target{Elapsed: now.Sub(pr.measureFrom), Concurrency: g.get()})
+					// The plan at the tick's own time, not the gate's value
+					// when the hook runs, which may be later.
+					at := planOffset(now.Sub(pr.measureFrom), stages.Duration())
+					res.Targets = append(res.Targets, Target{Elapsed: now.Sub(pr.measureFrom), Concurrency: stages.ConcurrencyAt(at)})
 				})
 			}
 
@@ -301,6 +304,16 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 	e.observer().PhaseEnded(out.Phase, out)
 
 	return out
+}
+
+// planOffset clamps an offset into the stages, so that the tick at the very
+// end of a ramp reports the last stage's target rather than "no plan".
+func planOffset(at, total time.Duration) time.Duration {
+	if at >= total {
+		return total - 1
+	}
+
+	return at
 }
 
 func buildStages(sp *workload.Phase) schedule.Stages {
@@ -384,6 +397,10 @@ func (m *mix) pick(s *datagen.Scope, buf []int) []int {
 		return append(buf, m.idx...)
 	}
 
+	if len(m.idx) == 1 {
+		return append(buf, m.idx[0])
+	}
+
 	x := s.Float64() * m.cum[len(m.cum)-1]
 
 	i, _ := slices.BinarySearch(m.cum, x)
@@ -403,8 +420,10 @@ func (pr *phaseRun) iteration(ctx context.Context, s *datagen.Scope, h handles, 
 	s.NextIteration()
 
 	for k, i := range m.pick(s, buf[:0]) {
+		// Closed-loop workers pass a zero intended time: the operation is
+		// intended when it starts, and one clock reading serves both.
 		start := time.Now()
-		if k > 0 {
+		if k > 0 || intended.IsZero() {
 			intended = start
 		}
 
@@ -437,7 +456,7 @@ func (e *Engine) closedLoop(ctx context.Context, pr *phaseRun, n int, g *gate, m
 				return
 			}
 
-			if !pr.iteration(ctx, s, h, funcs, m, buf, time.Now()) {
+			if !pr.iteration(ctx, s, h, funcs, m, buf, time.Time{}) {
 				return
 			}
 		}

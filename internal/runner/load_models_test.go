@@ -188,7 +188,7 @@ func TestOpenLoopStallShowsInResponseTime(t *testing.T) {
 			// open.go:166: the scheduler stops at the phase's end without
 			// counting what came due but it had not reached yet (it was
 			// behind), so those are neither scheduled nor pending.
-			t.Skipf("BUG: %d scheduled, but %.0f came due while measuring (scheduler lag %s, pending %d)",
+			t.Errorf("%d scheduled, but %.0f came due while measuring (scheduler lag %s, pending %d)",
 				sched.Scheduled, want, sched.MaxSchedulerLag, sched.Pending)
 		}
 	})
@@ -400,10 +400,10 @@ func TestOpenLoopFixedDelay(t *testing.T) {
 	case sched.Scheduled == 0:
 		t.Error("nothing scheduled")
 	case late < 0.05*float64(sched.Scheduled):
-	case sched.MaxSchedulerLag > schedulerLagWarning && strings.Contains(sched.Warning, "client is saturated"):
+	case sched.LateForClient > sched.LateForSlot && strings.Contains(sched.Warning, "client is saturated"):
 		t.Logf("%d of %d operations late with the client saturated (scheduler lag %s)", sched.Late, sched.Scheduled, sched.MaxSchedulerLag)
 	case strings.Contains(sched.Warning, "in-flight slots were busy"):
-		// Reported as a bug: see checkWarningCause.
+		// checkWarningCause verifies that the slots really were busy.
 		t.Logf("%d of %d operations late, scheduler lag %s", sched.Late, sched.Scheduled, sched.MaxSchedulerLag)
 	default:
 		t.Errorf("%d of %d operations late, want < 5%% (scheduler lag %s, warning %q)",
@@ -422,11 +422,9 @@ func checkWarningCause(t *testing.T, r *rig, sched *ScheduleStats, slots int) {
 	t.Run("warning cause", func(t *testing.T) {
 		maxIn := r.srv.Stats().MaxInFlight
 		if strings.Contains(sched.Warning, "in-flight slots were busy") && maxIn < slots {
-			// open.go:131 counts an operation late from its due time, so a
-			// scheduler that woke up 1-10 ms late (a busy machine) makes
-			// operations "late" while slots are free, and open.go:66-74
-			// then blames the slots whenever that lag stayed under 10 ms.
-			t.Skipf("BUG: warning %q, but the server never had more than %d requests in flight (scheduler lag %s, max wait %s)",
+			// Lateness is attributed to the slots only when most of the
+			// delay was spent waiting for one.
+			t.Errorf("warning %q, but the server never had more than %d requests in flight (scheduler lag %s, max wait %s)",
 				sched.Warning, maxIn, sched.MaxSchedulerLag, sched.MaxWait)
 		}
 	})
@@ -563,7 +561,7 @@ func TestRampingRate(t *testing.T) {
 			// engine.go:219 asks stages.RateAt(4s), which is 0 at and
 			// after the stages' end, for the final tick at exactly the
 			// phase's end: results files show the plan dropping to 0.
-			t.Skipf("BUG: the target at the phase's end (%s) has rate %.0f, want the last stage's 200/s", last.Elapsed, last.Rate)
+			t.Errorf("the target at the phase's end (%s) has rate %.0f, want the last stage's 200/s", last.Elapsed, last.Rate)
 		}
 	})
 }
@@ -687,7 +685,7 @@ func TestRampingConcurrency(t *testing.T) {
 			// engine.go:240 records g.get() when the hook runs, not the
 			// plan at the tick's timestamp (stages.ConcurrencyAt), and
 			// hooks run after the registries' merge.
-			t.Skipf("BUG: targets %+v carry a later stage's concurrency: read after a slow tick, labelled with its timestamp", late)
+			t.Errorf("targets %+v carry a later stage's concurrency: read after a slow tick, labelled with its timestamp", late)
 		}
 	})
 
@@ -1166,7 +1164,7 @@ func TestPacedRateChangeTakesEffectNow(t *testing.T) {
 			// (at := now.Sub(j.start)), not from when the controller runs,
 			// so schedule.Adaptive rewrites the schedule from a moment
 			// already past.
-			t.Skipf("BUG: with %s of tick work before the controller, response times reach %s (the operation takes 1 ms) "+
+			t.Errorf("with %s of tick work before the controller, response times reach %s (the operation takes 1 ms) "+
 				"and the job slows down %d times: each rate increase is backdated to the tick's timestamp",
 				tc.tickWork, maxResp, downs)
 		})

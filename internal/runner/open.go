@@ -46,6 +46,12 @@ type ScheduleStats struct {
 	// due time; large values mean the client machine is saturated.
 	MaxSchedulerLag time.Duration
 
+	// LateForSlot and LateForClient split Late by cause: most of the
+	// delay spent waiting for a free in-flight slot (the server is slower
+	// than the offered rate), or in the scheduler handing the operation out
+	// (the client is saturated).
+	LateForSlot, LateForClient int64
+
 	// Warning explains, when the schedule was not kept, the likely cause.
 	Warning string
 
@@ -57,14 +63,18 @@ func (st *ScheduleStats) finish(slots int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 
-	if st.Scheduled == 0 || (st.Dropped == 0 && float64(st.Late) < 0.01*float64(st.Scheduled)) {
+	onePercent := 0.01 * float64(st.Scheduled)
+	kept := st.Dropped == 0 && float64(st.Late) < onePercent && float64(st.Pending) <= max(onePercent, float64(slots))
+
+	if st.Scheduled == 0 || kept {
 		return
 	}
 
-	what := fmt.Sprintf("%d of %d scheduled operations started late and %d were dropped", st.Late, st.Scheduled, st.Dropped)
+	what := fmt.Sprintf("of %d operations due, %d started late, %d were dropped and %d were still waiting at the end",
+		st.Scheduled, st.Late, st.Dropped, st.Pending)
 
-	if st.MaxSchedulerLag > schedulerLagWarning {
-		st.Warning = fmt.Sprintf("%s: the client is saturated (its scheduler woke up to %s late); "+
+	if st.LateForClient > st.LateForSlot && st.Dropped == 0 {
+		st.Warning = fmt.Sprintf("%s: the client is saturated (its scheduler handed operations out up to %s late); "+
 			"lower the rate or give mongobench more CPU", what, st.MaxSchedulerLag.Round(time.Millisecond))
 
 		return
@@ -87,7 +97,15 @@ type openLoop struct {
 	stats ScheduleStats
 
 	scheduled, late, dropped, pending atomic.Int64
+	lateForSlot, lateForClient        atomic.Int64
 	maxWait, maxLag                   atomic.Int64
+}
+
+// dispatch is a due operation handed to a slot.
+type dispatch struct {
+	// due is when the schedule wanted it started; sent is when the
+	// scheduler handed it out.
+	due, sent time.Time
 }
 
 func storeMax(a *atomic.Int64, v int64) {
@@ -106,7 +124,7 @@ func storeMax(a *atomic.Int64, v int64) {
 // late operations, not as a lower offered rate. Operations run with ctx;
 // scheduling stops when stop is done. worker numbers the scopes.
 func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop, m *mix, funcs []op.Func, worker int) {
-	queue := make(chan time.Time, ol.backlog)
+	queue := make(chan dispatch, ol.backlog)
 
 	var wg sync.WaitGroup
 
@@ -117,7 +135,8 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 			buf := make([]int, 0, len(m.idx))
 			stopped := false
 
-			for due := range queue {
+			for d := range queue {
+				due := d.due
 				measured := !due.Before(pr.measureFrom)
 
 				if stopped || stop.Err() != nil {
@@ -128,9 +147,17 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 					continue
 				}
 
-				if wait := time.Since(due); measured && wait > LateThreshold {
+				if start := time.Now(); measured && start.Sub(due) > LateThreshold {
+					wait := start.Sub(due)
+
 					ol.late.Add(1)
 					storeMax(&ol.maxWait, int64(wait))
+
+					if start.Sub(d.sent) >= d.sent.Sub(due) {
+						ol.lateForSlot.Add(1)
+					} else {
+						ol.lateForClient.Add(1)
+					}
 				}
 
 				stopped = !pr.iteration(ctx, s, h, funcs, m, buf, due)
@@ -149,6 +176,8 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 	ol.stats.Pending = ol.pending.Load()
 	ol.stats.MaxWait = time.Duration(ol.maxWait.Load())
 	ol.stats.MaxSchedulerLag = time.Duration(ol.maxLag.Load())
+	ol.stats.LateForSlot = ol.lateForSlot.Load()
+	ol.stats.LateForClient = ol.lateForClient.Load()
 	ol.stats.mu.Unlock()
 }
 
@@ -158,10 +187,14 @@ const maxSleep = 50 * time.Millisecond
 
 // schedule feeds due times to the queue until the schedule ends or stop is
 // done.
-func (e *Engine) schedule(stop context.Context, pr *phaseRun, ol *openLoop, queue chan<- time.Time) {
+func (e *Engine) schedule(stop context.Context, pr *phaseRun, ol *openLoop, queue chan<- dispatch) {
 	sched := schedule.NewSchedule(ol.pacer, pr.measureFrom.Add(-pr.phase.Warmup))
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+
+	// Operations that came due but that a lagging scheduler never reached
+	// are counted as pending, so that "of N due" tells the truth.
+	defer ol.countUnreached(sched, pr.measureFrom)
 
 	for stop.Err() == nil {
 		due, ok := sched.Peek()
@@ -184,18 +217,44 @@ func (e *Engine) schedule(stop context.Context, pr *phaseRun, ol *openLoop, queu
 
 		sched.Next()
 
+		now := time.Now()
+
 		measured := !due.Before(pr.measureFrom)
 		if measured {
 			ol.scheduled.Add(1)
-			storeMax(&ol.maxLag, int64(time.Since(due)))
+			storeMax(&ol.maxLag, int64(now.Sub(due)))
 		}
 
 		select {
-		case queue <- due:
+		case queue <- dispatch{due: due, sent: now}:
 		default:
 			if measured {
 				ol.dropped.Add(1)
 			}
+		}
+	}
+}
+
+// maxUnreached bounds counting unreached operations after a stop, so that
+// an absurd rate cannot hold the end of a phase.
+const maxUnreached = 10_000_000
+
+// countUnreached counts the operations due by now that the scheduler did not
+// hand out before it stopped.
+func (ol *openLoop) countUnreached(sched *schedule.Schedule, measureFrom time.Time) {
+	now := time.Now()
+
+	for range maxUnreached {
+		due, ok := sched.Peek()
+		if !ok || due.After(now) {
+			return
+		}
+
+		sched.Next()
+
+		if !due.Before(measureFrom) {
+			ol.scheduled.Add(1)
+			ol.pending.Add(1)
 		}
 	}
 }

@@ -226,16 +226,17 @@ func (pr *phaseRun) newHandles() handles {
 // during warm-up are dropped, and so are those cut off by the phase's own
 // stop, which are artefacts of stopping, not server behaviour.
 func (pr *phaseRun) record(ctx context.Context, h handles, op int, intended, start, end time.Time, docs int64, err error) {
-	kind := errkind.Of(err)
+	var kind string
 
 	if err == nil {
 		pr.lastSuccess.Store(end.UnixNano())
 	} else {
+		kind = errkind.Of(err)
 		if ctx.Err() != nil && (kind == errkind.Canceled || kind == errkind.Timeout) {
 			return
 		}
 
-		pr.firstErr.CompareAndSwap(nil, &err)
+		pr.noteError(err)
 	}
 
 	if intended.Before(pr.measureFrom) {
@@ -247,6 +248,12 @@ func (pr *phaseRun) record(ctx context.Context, h handles, op int, intended, sta
 	if h.svc != nil {
 		h.svc.Record(op, end.Sub(start), docs, kind)
 	}
+}
+
+// noteError keeps the first failure. It is a function of its own so that
+// only failing operations pay for moving the error to the heap.
+func (pr *phaseRun) noteError(err error) {
+	pr.firstErr.CompareAndSwap(nil, &err)
 }
 
 // executor runs a phase's workers and returns when they are all done: when
