@@ -122,7 +122,7 @@ func findings(res *result.Result) []result.Finding {
 
 	for _, e := range res.Explain {
 		for _, w := range e.Warnings {
-			out = append(out, result.Finding{Severity: "warning", Operation: e.Operation, Text: e.Operation + ": " + w})
+			out = append(out, result.Finding{Severity: "warning", Operation: e.Operation, Text: w})
 		}
 	}
 
@@ -138,7 +138,7 @@ func findings(res *result.Result) []result.Finding {
 		for _, bg := range p.Background {
 			if bg.Schedule != nil && bg.Schedule.Warning != "" {
 				out = append(out, result.Finding{Severity: "warning", Operation: bg.Operation,
-					Text: "background " + bg.Operation + ": " + bg.Schedule.Warning})
+					Text: "background job: " + bg.Schedule.Warning})
 			}
 		}
 
@@ -153,7 +153,7 @@ func findings(res *result.Result) []result.Finding {
 			}
 
 			out = append(out, result.Finding{Severity: "warning", Operation: o.Name,
-				Text: fmt.Sprintf("%s (%s phase): %d errors (%s)", o.Name, p.Name, n, errorsCell(o.Errors))})
+				Text: fmt.Sprintf("%d errors in the %s phase (%s)", n, p.Name, errorsCell(o.Errors))})
 		}
 	}
 
@@ -188,7 +188,12 @@ func printFindings(w interface{ Write([]byte) (int, error) }, fs []result.Findin
 			break
 		}
 
-		fmt.Fprintf(w, "  ! %s\n", strings.TrimSpace(f.Text))
+		text := strings.TrimSpace(f.Text)
+		if f.Operation != "" {
+			text = f.Operation + ": " + text
+		}
+
+		fmt.Fprintf(w, "  ! %s\n", text)
 
 		n++
 	}

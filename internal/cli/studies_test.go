@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// studiesDir holds the study library's workloads (docs/studies describes
+// them).
+const studiesDir = "../../workloads/studies"
+
+// wantStudies are the studies the library promises; each has a doc under
+// docs/studies.
+var wantStudies = []string{"cleanup", "document-load", "error-tracker", "query-tweaks", "write-durability"}
+
+// studyFiles returns the study workload files, failing if one is missing.
+func studyFiles(t *testing.T) []string {
+	t.Helper()
+
+	files, err := filepath.Glob(filepath.Join(studiesDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	have := map[string]bool{}
+	for _, f := range files {
+		have[strings.TrimSuffix(filepath.Base(f), ".yaml")] = true
+	}
+
+	for _, name := range wantStudies {
+		if !have[name] {
+			t.Errorf("study %s: %s/%s.yaml is missing", name, studiesDir, name)
+		}
+
+		if _, err := os.Stat(filepath.Join("../../docs/studies", name+".md")); err != nil {
+			t.Errorf("study %s has no doc: %v", name, err)
+		}
+	}
+
+	return files
+}
+
+func TestStudiesValidate(t *testing.T) {
+	t.Parallel()
+
+	for _, f := range studyFiles(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+
+			if _, errs := loadWorkload(f, nil); len(errs) > 0 {
+				t.Fatalf("%s does not validate: %v", f, errs)
+			}
+		})
+	}
+}
+
+// sizeLineRe matches a line whose integer value is marked as the study's
+// size: `  max_operations: 600  # size: ...`.
+var sizeLineRe = regexp.MustCompile(`(?m)^(\s*[a-z_]+: )(\d+)(\s+# size.*)$`)
+
+// roundsRe matches the number of trial rounds.
+var roundsRe = regexp.MustCompile(`(?m)^(\s*rounds: )\d+(.*)$`)
+
+// smallestSize rewrites a study at its smallest size: every value marked
+// `# size` divided by 10 (at least 1) and one trial round.
+func smallestSize(t *testing.T, text string) string {
+	t.Helper()
+
+	text = sizeLineRe.ReplaceAllStringFunc(text, func(line string) string {
+		m := sizeLineRe.FindStringSubmatch(line)
+
+		n, err := strconv.Atoi(m[2])
+		if err != nil {
+			t.Fatalf("size line %q: %v", line, err)
+		}
+
+		return m[1] + strconv.Itoa(max(1, n/10)) + m[3]
+	})
+
+	return roundsRe.ReplaceAllString(text, "${1}1${2}")
+}
+
+// TestStudiesSmoke runs every study end to end on the embedded default at
+// its smallest size, as the CI smoke test of the study library.
+func TestStudiesSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every study on an embedded FerretDB")
+	}
+
+	for _, f := range studyFiles(t) {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+
+		t.Run(name, func(t *testing.T) {
+			text, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			small := smallestSize(t, string(text))
+			if small == string(text) && !strings.Contains(small, "# size") {
+				t.Logf("%s has no size markers; running it as is", name)
+			}
+
+			dir := t.TempDir()
+			path := filepath.Join(dir, name+".yaml")
+
+			if err := os.WriteFile(path, []byte(small), 0o600); err != nil {
+				t.Fatal(err)
+			}
+
+			out := filepath.Join(dir, "results.json")
+
+			code, stdout, stderr := runMain(t, "run", path, "--out", out, "--duration", "1s",
+				"--no-explain", "--server-stats-interval", "0", "--quiet")
+			if code != 0 {
+				t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+
+			assertNoStackTrace(t, stdout+stderr)
+
+			if _, err := os.Stat(out); err != nil {
+				t.Errorf("no results file: %v", err)
+			}
+		})
+	}
+}
