@@ -137,8 +137,10 @@ func findings(res *result.Result) []result.Finding {
 
 		for _, bg := range p.Background {
 			if bg.Schedule != nil && bg.Schedule.Warning != "" {
-				out = append(out, result.Finding{Severity: "warning", Operation: bg.Operation,
-					Text: "background job: " + bg.Schedule.Warning})
+				out = append(out, result.Finding{
+					Severity: "warning", Operation: bg.Operation,
+					Text: "background job: " + bg.Schedule.Warning,
+				})
 			}
 		}
 
@@ -152,8 +154,10 @@ func findings(res *result.Result) []result.Finding {
 				n += c
 			}
 
-			out = append(out, result.Finding{Severity: "warning", Operation: o.Name,
-				Text: fmt.Sprintf("%d errors in the %s phase (%s)", n, p.Name, errorsCell(o.Errors))})
+			out = append(out, result.Finding{
+				Severity: "warning", Operation: o.Name,
+				Text: fmt.Sprintf("%d errors in the %s phase (%s)", n, p.Name, errorsCell(o.Errors)),
+			})
 		}
 	}
 

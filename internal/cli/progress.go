@@ -56,9 +56,8 @@ func intervalRate(iv metrics.Interval) (opsPerSec, docsPerSec float64, errs int6
 
 // lineObserver prints one status line per interval.
 type lineObserver struct {
-	w        io.Writer
-	loaded   int64
-	interval int
+	w      io.Writer
+	loaded int64
 }
 
 func (o *lineObserver) PhaseStarted(p runner.Phase) {

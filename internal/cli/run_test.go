@@ -173,7 +173,6 @@ func TestRunMaxOperations(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-
 			out := outPath(t)
 
 			code, stdout, stderr := runMain(t, "run", "testdata/maxops.yaml", "--out", out, "--concurrency", tc.concurrency)

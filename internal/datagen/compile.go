@@ -474,7 +474,7 @@ func scalarValue(n *yaml.Node) (any, error) {
 	case "!!binary":
 		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(n.Value), ""))
 		if err != nil {
-			return nil, fmt.Errorf("cannot decode !!binary: %v", err)
+			return nil, fmt.Errorf("cannot decode !!binary: %w", err)
 		}
 
 		return bson.Binary{Data: b}, nil

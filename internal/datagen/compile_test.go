@@ -61,8 +61,10 @@ func TestPlainTemplates(t *testing.T) {
 				{Key: "base", Value: bson.D{{Key: "kind", Value: "user"}, {Key: "n", Value: int64(1)}}},
 				{Key: "other", Value: bson.D{{Key: "n", Value: int64(2)}, {Key: "extra", Value: "x"}}},
 				{Key: "m", Value: bson.D{
-					{Key: "kind", Value: "user"}, {Key: "extra", Value: "x"},
-					{Key: "n", Value: int64(3)}, {Key: "kind2", Value: "k"},
+					{Key: "kind", Value: "user"},
+					{Key: "extra", Value: "x"},
+					{Key: "n", Value: int64(3)},
+					{Key: "kind2", Value: "k"},
 				}},
 			},
 		},

@@ -285,7 +285,7 @@ func TestNewEnvWithoutVars(t *testing.T) {
 	t.Parallel()
 
 	for _, src := range []string{"", "~", "{}"} {
-		var n = parseYAML(t, src)
+		n := parseYAML(t, src)
 		if _, errs := NewEnv(1, n, "vars"); errs != nil {
 			t.Errorf("%q: %v", src, errs)
 		}

@@ -121,8 +121,10 @@ func TestGeneratorRanges(t *testing.T) {
 
 			return nil
 		}},
-		{"date literal", `{^date: "2024-03-04T05:06:07.123456+01:00"}`,
-			equals(time.Date(2024, 3, 4, 4, 6, 7, 123e6, time.UTC))},
+		{
+			"date literal", `{^date: "2024-03-04T05:06:07.123456+01:00"}`,
+			equals(time.Date(2024, 3, 4, 4, 6, 7, 123e6, time.UTC)),
+		},
 		{"now", "{^now: {}}", func(v any) error {
 			d, ok := v.(time.Time)
 			if !ok || time.Since(d) > time.Minute || d.Nanosecond()%1e6 != 0 {
@@ -226,10 +228,14 @@ func TestDistributions(t *testing.T) {
 		{"choice equal", "{^choice: {values: [a, b, c, d]}}", eq("a"), 0.20, 0.30},
 		{"choice fractional weights", "{^choice: {values: [a, b], weights: [0.2, 0.6]}}", eq("a"), 0.20, 0.30},
 		{"bool", "{^bool: {p: 0.3}}", eq(true), 0.25, 0.35},
-		{"hotspot", "{^hotspot: {min: 0, max: 999, hot_fraction: 0.1, hot_probability: 0.9}}",
-			func(v any) bool { return v.(int64) < 100 }, 0.85, 0.95},
-		{"hotspot cold part", "{^hotspot: {min: 0, max: 999, hot_fraction: 0.1, hot_probability: 0.9}}",
-			func(v any) bool { return v.(int64) >= 100 }, 0.05, 0.15},
+		{
+			"hotspot", "{^hotspot: {min: 0, max: 999, hot_fraction: 0.1, hot_probability: 0.9}}",
+			func(v any) bool { return v.(int64) < 100 }, 0.85, 0.95,
+		},
+		{
+			"hotspot cold part", "{^hotspot: {min: 0, max: 999, hot_fraction: 0.1, hot_probability: 0.9}}",
+			func(v any) bool { return v.(int64) >= 100 }, 0.05, 0.15,
+		},
 		{"zipf favors min", "{^zipf: {min: 0, max: 999, s: 2}}", eq(int64(0)), 0.5, 0.7},
 		{"int uniform", "{^int: {min: 1, max: 4}}", eq(int64(4)), 0.20, 0.30},
 		{"float uniform", "{^float: {min: 0, max: 10}}", func(v any) bool { return v.(float64) < 5 }, 0.45, 0.55},

@@ -210,8 +210,10 @@ func TestOf(t *testing.T) {
 		}, Other},
 		{"write error with code name", func(t *testing.T) error {
 			raw := mustRaw(t, bson.D{
-				{Key: "index", Value: 0}, {Key: "code", Value: 121},
-				{Key: "codeName", Value: "DocumentValidationFailure"}, {Key: "errmsg", Value: "failed validation"},
+				{Key: "index", Value: 0},
+				{Key: "code", Value: 121},
+				{Key: "codeName", Value: "DocumentValidationFailure"},
+				{Key: "errmsg", Value: "failed validation"},
 			})
 			return mongo.WriteException{WriteErrors: mongo.WriteErrors{{Code: 121, Raw: raw}}}
 		}, "server_121_DocumentValidationFailure"},

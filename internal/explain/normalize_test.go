@@ -278,8 +278,10 @@ func TestNormalizeShapes(t *testing.T) {
 			name: "SQLite search using an index",
 			reply: `{"queryPlanner": {"Plan": ["id=3 parent=0 notused=0 detail=SEARCH errors_fa17ba86 USING INDEX errors_fa17ba86_code_1 (<expr>=?)"]},
 				"filterPushdown": true, "sortPushdown": false, "limitPushdown": false, "ok": 1}`,
-			want: summary{Format: FormatFerretDBSQLite, Stages: []string{"SEARCH errors_fa17ba86 USING INDEX errors_fa17ba86_code_1 (<expr>=?)"},
-				Index: "code_1", Pushdown: map[string]bool{"filter": true, "sort": false, "limit": false}},
+			want: summary{
+				Format: FormatFerretDBSQLite, Stages: []string{"SEARCH errors_fa17ba86 USING INDEX errors_fa17ba86_code_1 (<expr>=?)"},
+				Index: "code_1", Pushdown: map[string]bool{"filter": true, "sort": false, "limit": false},
+			},
 		},
 		{
 			name: "SQLite scan in index order with a temporary B-tree",
@@ -287,23 +289,29 @@ func TestNormalizeShapes(t *testing.T) {
 					"id=2 parent=0 notused=0 detail=SCAN t_1 USING COVERING INDEX t_1_a_1_b_-1",
 					"id=9 parent=0 notused=0 detail=USE TEMP B-TREE FOR ORDER BY"]},
 				"serverInfo": {"ferretdbVersion": "v1.24.0"}, "ok": 1}`,
-			want: summary{Format: FormatFerretDBSQLite, Stages: []string{"SCAN t_1 USING COVERING INDEX t_1_a_1_b_-1", "USE TEMP B-TREE FOR ORDER BY"},
-				Index: "a_1_b_-1"},
+			want: summary{
+				Format: FormatFerretDBSQLite, Stages: []string{"SCAN t_1 USING COVERING INDEX t_1_a_1_b_-1", "USE TEMP B-TREE FOR ORDER BY"},
+				Index: "a_1_b_-1",
+			},
 		},
 		{
 			name: "SQLite search by rowid",
 			reply: `{"queryPlanner": {"Plan": ["id=2 parent=0 notused=0 detail=SEARCH t USING INTEGER PRIMARY KEY (rowid=?)"]},
 				"filterPushdown": true}`,
-			want: summary{Format: FormatFerretDBSQLite, Stages: []string{"SEARCH t USING INTEGER PRIMARY KEY (rowid=?)"},
-				Pushdown: map[string]bool{"filter": true}},
+			want: summary{
+				Format: FormatFerretDBSQLite, Stages: []string{"SEARCH t USING INTEGER PRIMARY KEY (rowid=?)"},
+				Pushdown: map[string]bool{"filter": true},
+			},
 		},
 		{
 			name: "PostgreSQL bitmap scan of a FerretDB index",
 			reply: `{"queryPlanner": {"Plan": {"Node Type": "Bitmap Heap Scan", "Relation Name": "errors_fa17ba86", "Plans": [
 					{"Node Type": "Bitmap Index Scan", "Index Name": "errors_fa17ba86_code___0fa2c7c8_idx", "Parent Relationship": "Outer"}]}},
 				"filterPushdown": true, "sortPushdown": false, "limitPushdown": false}`,
-			want: summary{Format: FormatFerretDBPostgreSQL, Stages: []string{"Bitmap Heap Scan", "Bitmap Index Scan"}, Index: "code__",
-				Pushdown: map[string]bool{"filter": true, "sort": false, "limit": false}},
+			want: summary{
+				Format: FormatFerretDBPostgreSQL, Stages: []string{"Bitmap Heap Scan", "Bitmap Index Scan"}, Index: "code__",
+				Pushdown: map[string]bool{"filter": true, "sort": false, "limit": false},
+			},
 		},
 		{
 			name: "PostgreSQL EXPLAIN array as PostgreSQL prints it",
@@ -428,12 +436,18 @@ func TestWarnings(t *testing.T) {
 		}), "find", []string{"examined 1000 documents to return 0 on errors using index a_1"}},
 		{"below the floor", base(func(e *result.Explain) { e.DocsExamined, e.DocsReturned = 999, 0 }), "find", nil},
 		{"ratio exactly 10", base(func(e *result.Explain) { e.DocsExamined, e.DocsReturned = 10000, 1000 }), "find", nil},
-		{"ratio above 10", base(func(e *result.Explain) { e.DocsExamined, e.DocsReturned = 10001, 1000 }), "find",
-			[]string{"examined 10001 documents to return 1000 on errors"}},
-		{"returned unknown", base(func(e *result.Explain) { e.DocsExamined = 5000 }), "find",
-			[]string{"examined 5000 documents to return 0 on errors"}},
-		{"FerretDB findAndModify", base(func(e *result.Explain) { e.Format = FormatFerretDBPostgreSQL }), "findAndModify",
-			[]string{ferretWrite("findAndModify")}},
+		{
+			"ratio above 10", base(func(e *result.Explain) { e.DocsExamined, e.DocsReturned = 10001, 1000 }), "find",
+			[]string{"examined 10001 documents to return 1000 on errors"},
+		},
+		{
+			"returned unknown", base(func(e *result.Explain) { e.DocsExamined = 5000 }), "find",
+			[]string{"examined 5000 documents to return 0 on errors"},
+		},
+		{
+			"FerretDB findAndModify", base(func(e *result.Explain) { e.Format = FormatFerretDBPostgreSQL }), "findAndModify",
+			[]string{ferretWrite("findAndModify")},
+		},
 		{"MongoDB update", base(func(e *result.Explain) { e.Format = FormatMongoDB }), "update", nil},
 	}
 

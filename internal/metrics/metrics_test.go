@@ -308,8 +308,12 @@ func TestSummarize(t *testing.T) {
 				name      string
 				got, want float64
 			}{
-				{"mean", got.Mean, tt.want.Mean}, {"p50", got.P50, tt.want.P50}, {"p90", got.P90, tt.want.P90},
-				{"p95", got.P95, tt.want.P95}, {"p99", got.P99, tt.want.P99}, {"p999", got.P999, tt.want.P999},
+				{"mean", got.Mean, tt.want.Mean},
+				{"p50", got.P50, tt.want.P50},
+				{"p90", got.P90, tt.want.P90},
+				{"p95", got.P95, tt.want.P95},
+				{"p99", got.P99, tt.want.P99},
+				{"p999", got.P999, tt.want.P999},
 				{"max", got.Max, tt.want.Max},
 			} {
 				// 3 significant digits: within 0.1% (plus rounding to whole µs).

@@ -68,8 +68,10 @@ func (o *Operation) ExplainCommand(s *datagen.Scope) (bson.D, bool) {
 		}
 
 		stmt := bson.D{
-			{Key: "q", Value: o.filterValue(s)}, {Key: "u", Value: u},
-			{Key: "upsert", Value: so.Upsert}, {Key: "multi", Value: so.Op == workload.KindUpdateMany},
+			{Key: "q", Value: o.filterValue(s)},
+			{Key: "u", Value: u},
+			{Key: "upsert", Value: so.Upsert},
+			{Key: "multi", Value: so.Op == workload.KindUpdateMany},
 		}
 
 		return bson.D{{Key: "update", Value: coll}, {Key: "updates", Value: bson.A{stmt}}}, true

@@ -9,7 +9,6 @@ package op
 
 import (
 	"context"
-
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"

@@ -380,7 +380,7 @@ func (s *Server) launchOnce(ctx context.Context) error {
 				return fmt.Errorf("%w: %s", errPortTaken, log)
 			}
 
-			return fmt.Errorf("postgres exited during start-up (%v): %s", s.waitErr, log)
+			return fmt.Errorf("postgres exited during start-up (%v): %s", s.waitErr, log) //nolint:errorlint // the exit status is context, and may be nil
 
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for PostgreSQL to accept connections: %w", ctx.Err())
@@ -574,7 +574,7 @@ func (s *Server) stopProcess(reportExited bool) error {
 			return nil
 		}
 
-		return fmt.Errorf("PostgreSQL (pid %d) had exited before Stop (%v): %s", pid, s.waitErr, s.logTail())
+		return fmt.Errorf("PostgreSQL (pid %d) had exited before Stop (%v): %s", pid, s.waitErr, s.logTail()) //nolint:errorlint // the exit status is context, and may be nil
 	default:
 	}
 

@@ -112,7 +112,8 @@ func TestServerInfoWording(t *testing.T) {
 		},
 		{
 			ServerInfo{Product: ProductMongoDB, Version: "7.0.12", IsMongos: true, DebugBuild: true},
-			"MongoDB 7.0.12 (mongos)", []string{"the server is a debug build, which is slower than a release build"},
+			"MongoDB 7.0.12 (mongos)",
+			[]string{"the server is a debug build, which is slower than a release build"},
 		},
 		{
 			ServerInfo{Product: ProductFerretDB, Version: "7.0.42", FerretDBVersion: "v1.24.0", Backend: "SQLite", BackendVersion: "3.46.0"},

@@ -25,7 +25,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer client.Disconnect(ctx)
+	defer func() { _ = client.Disconnect(ctx) }()
 
 	info, err := target.Describe(ctx, client)
 	if err != nil {

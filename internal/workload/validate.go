@@ -344,8 +344,11 @@ func (v *validator) operationValues(p string, o *Operation, collections map[stri
 		name string
 		n    *Template
 	}{
-		{"filter", o.Filter}, {"projection", o.Projection}, {"sort", o.Sort},
-		{"replacement", o.Replacement}, {"command", o.Command},
+		{"filter", o.Filter},
+		{"projection", o.Projection},
+		{"sort", o.Sort},
+		{"replacement", o.Replacement},
+		{"command", o.Command},
 	} {
 		if f.n != nil && f.n.Kind != yaml.MappingNode {
 			v.at(yamlpos.Field(p, f.name), "must be a mapping")

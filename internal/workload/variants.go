@@ -43,8 +43,12 @@ func (s *Spec) VariantSpecs() ([]*Spec, []error) {
 			key string
 			t   *Template
 		}{
-			{"vars", v.Vars}, {"collections", v.Collections}, {"load", v.Load},
-			{"run", v.Run}, {"phases", v.Phases}, {"operations", v.Operations},
+			{"vars", v.Vars},
+			{"collections", v.Collections},
+			{"load", v.Load},
+			{"run", v.Run},
+			{"phases", v.Phases},
+			{"operations", v.Operations},
 		} {
 			if patch.t != nil {
 				doc = setKey(doc, patch.key, merge(lookup(doc, patch.key), patch.t.Node()))
