@@ -310,16 +310,11 @@ func matrixVerdicts(m *result.Matrix) []result.MatrixVerdict {
 				var samples []verdict.Sample
 
 				for _, tr := range m.Trials {
-					if tr.Target != t.Name || tr.Result == nil {
+					if tr.Target != t.Name {
 						continue
 					}
 
-					p := tr.Result.MainPhase()
-					if p == nil {
-						continue
-					}
-
-					for _, o := range p.Operations {
+					for _, o := range measuredOps(tr.Result) {
 						if o.Name == opName && o.Count > 0 {
 							samples = append(samples, verdict.Sample{Variant: tr.Variant, Round: tr.Round, Value: metric.get(o)})
 						}
@@ -365,11 +360,9 @@ func targetVerdicts(m *result.Matrix) []result.MatrixVerdict {
 			var samples []verdict.Sample
 
 			for _, tr := range m.Trials {
-				if p := tr.Result.MainPhase(); p != nil {
-					for _, o := range p.Operations {
-						if o.Name == opName && o.Count > 0 {
-							samples = append(samples, verdict.Sample{Variant: tr.Target, Round: tr.Round, Value: metric.get(o)})
-						}
+				for _, o := range measuredOps(tr.Result) {
+					if o.Name == opName && o.Count > 0 {
+						samples = append(samples, verdict.Sample{Variant: tr.Target, Round: tr.Round, Value: metric.get(o)})
 					}
 				}
 			}
@@ -402,11 +395,11 @@ func trialOperations(m *result.Matrix, target string) []string {
 	seen := map[string]bool{}
 
 	for _, tr := range m.Trials {
-		if (target != "" && tr.Target != target) || tr.Result == nil || tr.Result.MainPhase() == nil {
+		if target != "" && tr.Target != target {
 			continue
 		}
 
-		for _, o := range tr.Result.MainPhase().Operations {
+		for _, o := range measuredOps(tr.Result) {
 			if !seen[o.Name] {
 				seen[o.Name] = true
 				names = append(names, o.Name)
@@ -566,4 +559,36 @@ func finite(x float64) float64 {
 	}
 
 	return x
+}
+
+// measuredOps returns the operations of every measured phase of a trial
+// (not loads, not measure: false phases), so that a comparison covers all
+// of them. With several such phases an operation is named "phase/op".
+func measuredOps(res *result.Result) []result.Operation {
+	if res == nil {
+		return nil
+	}
+
+	var phases []*result.Phase
+
+	for i := range res.Phases {
+		p := &res.Phases[i]
+		if !p.Excluded && p.Model != "load" && !strings.HasPrefix(p.Name, result.PhaseLoad+":") {
+			phases = append(phases, p)
+		}
+	}
+
+	var out []result.Operation
+
+	for _, p := range phases {
+		for _, o := range p.Operations {
+			if len(phases) > 1 {
+				o.Name = p.Name + "/" + o.Name
+			}
+
+			out = append(out, o)
+		}
+	}
+
+	return out
 }

@@ -55,7 +55,12 @@ func TestStudiesValidate(t *testing.T) {
 	}
 
 	for _, f := range append(studyFiles(t), mongodOnly...) {
-		t.Run(filepath.Base(f), func(t *testing.T) {
+		name, err := filepath.Rel(studiesDir, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 
 			if _, errs := loadWorkload(f, nil); len(errs) > 0 {

@@ -147,7 +147,12 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 		}
 	}
 
-	use(plan.Mix)
+	// The weighted mix only matters when the phase has neither a sequence
+	// nor blocks; otherwise its operations would show as idle rows.
+	if len(sp.Sequence) == 0 && sp.Blocks == nil {
+		use(plan.Mix)
+	}
+
 	use(sp.Sequence)
 
 	for _, b := range sp.Background {
