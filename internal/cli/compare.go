@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mongobench/mongobench/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 
@@ -552,41 +552,9 @@ func compareMarkdown(files []*compareFile, ops []compareOp, checks []string) str
 	return b.String()
 }
 
-// writeCompareMarkdown writes the Markdown comparison to path atomically:
-// to a temporary file in the same directory, then renamed over path.
-func writeCompareMarkdown(path string, files []*compareFile, ops []compareOp, checks []string) (err error) {
-	dir := filepath.Dir(path)
-
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write Markdown %s: %w", path, err)
-	}
-
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-			err = fmt.Errorf("write Markdown %s: %w", path, err)
-		}
-	}()
-
-	if _, err := io.WriteString(tmp, compareMarkdown(files, ops, checks)); err != nil {
-		return err
-	}
-
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-
-	return os.Rename(tmp.Name(), path)
+// writeCompareMarkdown writes the Markdown comparison to path atomically.
+func writeCompareMarkdown(path string, files []*compareFile, ops []compareOp, checks []string) error {
+	return atomicfile.WriteBytes(path, []byte(compareMarkdown(files, ops, checks)))
 }
 
 // checkCompareGates evaluates the --fail-if expressions. It returns a line

@@ -22,7 +22,7 @@ import (
 
 // mainTimeout bounds every Main call of these tests: a command that has not
 // returned by then is hung, which is a failure, not a slow machine.
-const mainTimeout = 60 * time.Second
+const mainTimeout = 3 * time.Minute
 
 // lockedBuffer is a bytes.Buffer safe for the concurrent writes of a run
 // (progress from the ticker, messages from the signal goroutine) and for a

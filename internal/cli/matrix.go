@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/atomicfile"
 
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/result"
@@ -114,19 +114,9 @@ func openLaunched(ctx context.Context, st *State, ts target.TargetSpec) (*opened
 
 	fmt.Fprintf(st.Stderr, "Target %s: %s\n", ts.Name, l.Description)
 
-	client, err := target.Connect(ctx, t.uri, target.ConnectOptions{MaxPoolSize: l.MaxPoolSize})
-	if err != nil {
-		t.close(st)
-
-		var ue *target.URIError
-		if errors.As(err, &ue) {
-			return nil, badInput("%v", err)
-		}
-
-		return nil, failed("%s", redact.Error(err, t.uri))
+	if err := t.connect(ctx, st, target.ConnectOptions{MaxPoolSize: l.MaxPoolSize}); err != nil {
+		return nil, err
 	}
-
-	t.client = client
 
 	return t, nil
 }
@@ -519,35 +509,14 @@ func printTable(w io.Writer, header []string, rows [][]string, markdown bool) {
 	_ = tw.Flush()
 }
 
-// writeMarkdownAtomic writes the matrix as Markdown through a temporary file
-// and a rename, so that a reader never sees half a file.
+// writeMarkdownAtomic writes the matrix as Markdown atomically, so that a
+// reader never sees half a file.
 func writeMarkdownAtomic(path string, m *result.Matrix) error {
 	var b strings.Builder
 
 	writeMatrix(&b, m, true)
 
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mongobench-*.md")
-	if err != nil {
-		return err
-	}
-
-	if _, err := tmp.WriteString(b.String()); err != nil {
-		_ = tmp.Close()
-		_ = os.Remove(tmp.Name())
-
-		return err
-	}
-
-	if err := tmp.Close(); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteBytes(path, []byte(b.String()))
 }
 
 // finite replaces the infinities and NaNs that statistics of tiny or zero

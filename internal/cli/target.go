@@ -53,21 +53,31 @@ func openTarget(ctx context.Context, st *State, f *runFlags) (*openedTarget, err
 		fmt.Fprintf(st.Stderr, "No --uri given: started %s (use --uri to measure a real deployment).\n", e.Description())
 	}
 
+	if err := t.connect(ctx, st, opts); err != nil {
+		return nil, err
+	}
+
+	return t, nil
+}
+
+// connect connects the client, stopping the target if that fails; a bad URI
+// is bad input, anything else a failed run.
+func (t *openedTarget) connect(ctx context.Context, st *State, opts target.ConnectOptions) error {
 	client, err := target.Connect(ctx, t.uri, opts)
 	if err != nil {
 		t.close(st)
 
 		var ue *target.URIError
 		if errors.As(err, &ue) {
-			return nil, badInput("%v", err)
+			return badInput("%v", err)
 		}
 
-		return nil, failed("%s", redact.Error(err, t.uri))
+		return failed("%s", redact.Error(err, t.uri))
 	}
 
 	t.client = client
 
-	return t, nil
+	return nil
 }
 
 // close disconnects and stops the embedded server, removing its directory.

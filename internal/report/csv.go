@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/atomicfile"
+
 	"github.com/mongobench/mongobench/internal/result"
 )
 
@@ -77,8 +79,8 @@ func (o Options) WriteCSV(dir string, results []*result.Result) ([]string, error
 		}
 
 		path := filepath.Join(dir, f.name)
-		if err := writeAtomic(path, buf.Bytes()); err != nil {
-			return written, fmt.Errorf("write %s: %w", path, err)
+		if err := atomicfile.WriteBytes(path, buf.Bytes()); err != nil {
+			return written, err
 		}
 
 		written = append(written, path)

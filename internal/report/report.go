@@ -17,11 +17,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/atomicfile"
 
 	"github.com/mongobench/mongobench/internal/result"
 )
@@ -54,11 +54,7 @@ func (o Options) WriteFile(path string, results []*result.Result) error {
 		return fmt.Errorf("write report %s: %w", path, err)
 	}
 
-	if err := writeAtomic(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-
-	return nil
+	return atomicfile.WriteBytes(path, buf.Bytes())
 }
 
 // Render writes the HTML report of results to w.
@@ -187,45 +183,4 @@ func (v *runView) charts() []*chart {
 	}
 
 	return out
-}
-
-// writeAtomic creates path with data through a synced temporary file in
-// the same directory and a rename.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-
-	tmp := f.Name()
-
-	defer func() {
-		if err != nil {
-			_ = f.Close() // may be closed already; the first error matters
-			_ = os.Remove(tmp)
-		}
-	}()
-
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-
-	if err := f.Sync(); err != nil {
-		return err
-	}
-
-	if err := f.Close(); err != nil {
-		return err
-	}
-
-	return os.Rename(tmp, path)
 }

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/mongobench/mongobench/internal/atomicfile"
 
 	"github.com/mongobench/mongobench/internal/redact"
 )
@@ -39,62 +40,10 @@ func WriteFile(path string, r *Result) error {
 		return fmt.Errorf("write results file %s: %w", path, err)
 	}
 	data = append(data, '\n')
-	return writeAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// writeAtomic creates path with the content produced by write, using a
-// synced temporary file and a rename. On any error the temporary file is
-// removed and path is untouched.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write results file %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write results file %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close() // may already be closed; the error is irrelevant then
-			_ = os.Remove(tmp)
-			err = fmt.Errorf("write results file %s: %w", path, err)
-		}
-	}()
-
-	if err := write(f); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir makes a completed rename durable by syncing the directory. It is
-// best effort: the new file is already in place, and some platforms cannot
-// sync directories at all.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
 }
 
 // ReadFile reads and parses a results file. It rejects files without a

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/atomicfile"
+
 	"github.com/mongobench/mongobench/internal/metrics"
 )
 
@@ -282,7 +284,7 @@ func TestWriteFileAtomic(t *testing.T) {
 		}},
 		{"nil result", func(path string) error { return WriteFile(path, nil) }},
 		{"failure half way through writing", func(path string) error {
-			return writeAtomic(path, func(w io.Writer) error {
+			return atomicfile.Write(path, func(w io.Writer) error {
 				if _, err := w.Write([]byte(`{"schema_version": 1, "trunc`)); err != nil {
 					return err
 				}
