@@ -395,8 +395,14 @@ func testCompareMarkdown(t *testing.T, fx *compareFixture) {
 		t.Errorf("directory holds %d entries, want only the Markdown file (no temporary left)", len(entries))
 	}
 
-	// An unwritable destination is bad input, and nothing is left behind.
-	code, _, stderr = runMain(t, "compare", base, cand, "--markdown", filepath.Join(dir, "no", "such", "dir", "x.md"))
+	// An unwritable destination (below a regular file, so no directory can
+	// be created) is bad input, and nothing is left behind.
+	blocker := filepath.Join(dir, "blocker")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	code, _, stderr = runMain(t, "compare", base, cand, "--markdown", filepath.Join(blocker, "x.md"))
 	if code != ExitBadInput || !strings.Contains(stderr, "x.md") {
 		t.Errorf("unwritable Markdown: exit %d\n%s", code, stderr)
 	}
