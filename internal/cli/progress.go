@@ -126,11 +126,12 @@ type barObserver struct {
 	bar    *mpb.Bar
 	status atomic.Value // string shown after the bar
 	loaded int64
+	done   int64
 }
 
 func (o *barObserver) PhaseStarted(p runner.Phase) {
 	o.p = mpb.New(mpb.WithOutput(o.w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
-	o.loaded = 0
+	o.loaded, o.done = 0, 0
 	o.status.Store("starting")
 
 	total := int64(p.Duration / time.Millisecond)
@@ -171,12 +172,17 @@ func (o *barObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed time
 		o.status.Store(fmt.Sprintf("%s left  %.0f ops/s  worst p99 %s  errors %d",
 			(p.Duration - elapsed).Round(time.Second), ops, formatMicros(p99), errs))
 	default:
-		var n int64
 		for _, op := range iv.Ops {
-			n += op.Count
+			o.done += op.Count
 		}
 
-		o.bar.IncrInt64(n)
+		if p.MaxOps == 0 {
+			// No planned end (growth blocks): keep the bar one step ahead
+			// so that it shows progress without ever completing early.
+			o.bar.SetTotal(o.done+1, false)
+		}
+
+		o.bar.SetCurrent(o.done)
 		o.status.Store(fmt.Sprintf("%.0f ops/s  worst p99 %s  errors %d", ops, formatMicros(p99), errs))
 	}
 }
@@ -203,4 +209,14 @@ func formatMicros(us float64) string {
 	default:
 		return fmt.Sprintf("%.2fs", us/1e6)
 	}
+}
+
+// Block reports a finished growth block.
+func (o *lineObserver) Block(p runner.Phase, b runner.Block) {
+	fmt.Fprintf(o.w, "[%s] block %d done: %s holds %d documents\n", p.Name, b.Index+1, b.Size.Collection, b.Size.Documents)
+}
+
+// Block reports a finished growth block in the bar's status.
+func (o *barObserver) Block(_ runner.Phase, b runner.Block) {
+	o.status.Store(fmt.Sprintf("block %d done: %s holds %d documents", b.Index+1, b.Size.Collection, b.Size.Documents))
 }

@@ -87,7 +87,7 @@ func (st *State) runHardExitHooks() {
 // NewOSState returns the State of the real process.
 func NewOSState() *State {
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 
 	return &State{
 		Args:             os.Args[1:],

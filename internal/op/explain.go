@@ -60,7 +60,7 @@ func (o *Operation) ExplainCommand(s *datagen.Scope) (bson.D, bool) {
 		return bson.D{{Key: "aggregate", Value: coll}, {Key: "pipeline", Value: o.pipeline.Value(s)}, {Key: "cursor", Value: bson.D{}}}, true
 
 	case workload.KindUpdateOne, workload.KindUpdateMany, workload.KindReplaceOne:
-		u := any(nil)
+		var u any
 		if o.update != nil {
 			u = o.update.Value(s)
 		} else {
