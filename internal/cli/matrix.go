@@ -150,7 +150,7 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 		m.Targets = append(m.Targets, mt)
 		m.Trials = append(m.Trials, trials...)
 
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			failures = append(failures, err.Error())
 			fmt.Fprintf(st.Stderr, "Target %s failed: %v\n", ts.Name, err)
 		}
@@ -256,7 +256,13 @@ func runTarget(ctx context.Context, st *State, path string, ts target.TargetSpec
 
 			res, final, err := executeTrial(ctx, st, f, tgt, info, path, v, trialOptions{evidence: r == rounds})
 			if err != nil {
+				if ctx.Err() != nil {
+					// Interrupted while setting up: not a target failure.
+					return mt, trials, nil
+				}
+
 				mt.Error = err.Error()
+
 				return mt, trials, err
 			}
 
