@@ -194,6 +194,9 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 // run phase (not warm-up, not load).
 var measuredIntervalRe = regexp.MustCompile(`(?m)^\[run\] \S+  \d+ ops/s  worst p99 `)
 
+// busyIntervalRe matches a measured interval in which operations completed.
+var busyIntervalRe = regexp.MustCompile(`(?m)^\[run\] \S+  [1-9]\d* ops/s  worst p99 `)
+
 // embeddedDirRe finds the embedded server's data directory in stderr.
 var embeddedDirRe = regexp.MustCompile(`started embedded FerretDB [^\n]*\(SQLite, file-backed, ([^\n]+)\)\.`)
 

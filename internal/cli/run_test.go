@@ -415,7 +415,11 @@ func TestRunInterrupt(t *testing.T) {
 	started := time.Now()
 	done := r.start()
 
-	waitFor(t, 20*time.Second, "a measured interval", func() bool { return measuredIntervalRe.MatchString(r.stderr.String()) })
+	// Interrupt once an interval has measured something: on a busy machine
+	// the first interval may hold no completed operation.
+	waitFor(t, 40*time.Second, "a measured interval with operations", func() bool {
+		return busyIntervalRe.MatchString(r.stderr.String())
+	})
 	r.signals <- os.Interrupt
 
 	code := r.wait(t, done, 20*time.Second)
