@@ -73,9 +73,8 @@ type page struct {
 	Generated string
 	Runs      []*runView
 
-	// Matrix is the comparison of variants or targets with verdicts and
-	// bar charts. Results files do not record variants or targets yet,
-	// so it is always nil; the template has its place ("matrix").
+	// Matrix is the comparison of variants or targets with verdicts, from
+	// the first comparison run among the results (nil when there is none).
 	Matrix *matrixView
 
 	UplotVersion string
@@ -92,9 +91,8 @@ type pageData struct {
 	Charts []*chart `json:"charts"`
 }
 
-// matrixView is the variants/targets matrix, to be filled once results
-// files hold variants or targets: one row per operation, one column per
-// variant or target, a verdict per cell and a bar chart per percentile.
+// matrixView is the variants/targets matrix: one row per operation and
+// metric, one column per variant or target, a verdict per cell.
 type matrixView struct {
 	Columns []string
 	Rows    []matrixRow
@@ -144,6 +142,10 @@ func (o Options) newPage(results []*result.Result) (*page, error) {
 		label := defaultLabel(r)
 		if len(o.Sources) > 0 {
 			label = sourceLabel(o.Sources[i])
+		}
+
+		if p.Matrix == nil {
+			p.Matrix = newMatrixView(r.Matrix)
 		}
 
 		v := newRunView(i+1, label, r)
