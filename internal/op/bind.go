@@ -15,9 +15,26 @@ import (
 	"github.com/mongobench/mongobench/internal/workload"
 )
 
-// Bind returns the function that runs the operation against db. Collection
-// handles and options are built here, once, not on every call.
+// Bind returns the function that runs the operation against db, bounded by
+// the operation's timeout. Collection handles and options are built here,
+// once, not on every call.
 func (o *Operation) Bind(db *mongo.Database) Func {
+	run := o.BindUntimed(db)
+	timeout := o.Timeout
+
+	return func(ctx context.Context, s *datagen.Scope) (int64, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+
+		return run(ctx, s)
+	}
+}
+
+// BindUntimed is Bind without the timeout: the caller must enforce
+// o.Timeout itself. The load engine does, with one watchdog per phase,
+// because a context with a deadline per operation is the largest part of
+// its own cost per operation (see docs/overhead.md).
+func (o *Operation) BindUntimed(db *mongo.Database) Func {
 	so := o.Spec
 
 	var coll *mongo.Collection
@@ -34,15 +51,7 @@ func (o *Operation) Bind(db *mongo.Database) Func {
 		coll = db.Collection(so.Collection, copts)
 	}
 
-	run := o.body(db, coll)
-	timeout := o.Timeout
-
-	return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-
-		return run(ctx, s)
-	}
+	return o.body(db, coll)
 }
 
 // body returns the kind-specific part of the operation.

@@ -119,7 +119,7 @@ func (j *backgroundJob) attach(pr *phaseRun) {
 func (e *Engine) runBackground(ctx context.Context, pr *phaseRun, j *backgroundJob, b *bound, worker int) {
 	m := &mix{idx: []int{j.op}, seq: true, untracked: true}
 
-	e.openLoop(ctx, ctx, pr, j.ol, m, b.funcs, worker)
+	e.openLoop(ctx, ctx, pr, j.ol, m, b, worker)
 }
 
 // result reports the job.

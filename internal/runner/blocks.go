@@ -104,7 +104,7 @@ func (e *Engine) blocksExecutor(sp *workload.Phase, b *bound, weights map[string
 				workers(st.Concurrency, func(w int) {
 					buf := make([]int, 0, len(m.idx))
 					for pr.issueCtx.Err() == nil && left.Add(-1) >= 0 {
-						if !pr.iteration(ctx, scopes[w], hs[w], b.funcs, m, buf, time.Time{}) {
+						if !pr.iteration(ctx, scopes[w], hs[w], b, m, buf, time.Time{}) {
 							return
 						}
 					}

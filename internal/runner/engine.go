@@ -110,9 +110,10 @@ type PhasePlan struct {
 // bound is the subset of operations a phase uses, bound to the database.
 // Its order is the registry's: workload order.
 type bound struct {
-	names []string
-	funcs []op.Func
-	index map[string]int
+	names    []string
+	funcs    []op.Func
+	timeouts []time.Duration
+	index    map[string]int
 }
 
 func (e *Engine) bind(all []*op.Operation, used map[string]bool) *bound {
@@ -125,7 +126,8 @@ func (e *Engine) bind(all []*op.Operation, used map[string]bool) *bound {
 
 		b.index[o.Name()] = len(b.names)
 		b.names = append(b.names, o.Name())
-		b.funcs = append(b.funcs, o.Bind(e.DB))
+		b.funcs = append(b.funcs, o.BindUntimed(e.DB))
+		b.timeouts = append(b.timeouts, o.Timeout)
 	}
 
 	return b
@@ -214,7 +216,7 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 		ol := &openLoop{pacer: pacer, slots: sp.MaxInFlight, backlog: sp.MaxBacklog}
 		res.Schedule = &ol.stats
 		m := newMix(b, plan.Mix, sp.Sequence, weights)
-		phase = func(ctx context.Context, pr *phaseRun) { e.openLoop(ctx, pr.issueCtx, pr, ol, m, b.funcs, 0) }
+		phase = func(ctx context.Context, pr *phaseRun) { e.openLoop(ctx, pr.issueCtx, pr, ol, m, b, 0) }
 
 		cfg.setup = func(pr *phaseRun) {
 			start := pr.measureFrom.Add(-p.Warmup)
@@ -237,7 +239,7 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 			n = maxConcurrency(stages)
 		}
 
-		phase = func(ctx context.Context, pr *phaseRun) { e.closedLoop(ctx, pr, n, g, m, b.funcs) }
+		phase = func(ctx context.Context, pr *phaseRun) { e.closedLoop(ctx, pr, n, g, m, b) }
 
 		if g != nil {
 			cfg.setup = func(pr *phaseRun) {
@@ -421,7 +423,7 @@ func (m *mix) pick(s *datagen.Scope, buf []int) []int {
 // iteration runs one iteration's operations. The first is due at intended;
 // the others of a sequence start when their predecessor returns. It returns
 // false when the worker must stop.
-func (pr *phaseRun) iteration(ctx context.Context, s *datagen.Scope, h handles, funcs []op.Func, m *mix, buf []int, intended time.Time) bool {
+func (pr *phaseRun) iteration(ctx context.Context, s *datagen.Scope, h handles, b *bound, m *mix, buf []int, intended time.Time) bool {
 	s.NextIteration()
 
 	for k, i := range m.pick(s, buf[:0]) {
@@ -436,7 +438,9 @@ func (pr *phaseRun) iteration(ctx context.Context, s *datagen.Scope, h handles, 
 			return false
 		}
 
-		docs, err := funcs[i](ctx, s)
+		opCtx := h.slot.begin(start, b.timeouts[i])
+		docs, err := b.funcs[i](opCtx, s)
+		err = h.slot.end(opCtx, err)
 		pr.record(ctx, h, i, intended, start, time.Now(), docs, err)
 
 		if ctx.Err() != nil {
@@ -450,7 +454,7 @@ func (pr *phaseRun) iteration(ctx context.Context, s *datagen.Scope, h handles, 
 // closedLoop runs n workers, each issuing its next iteration as soon as the
 // previous one returned. With a gate, worker w runs only while fewer than w+1
 // workers are wanted (ramping concurrency).
-func (e *Engine) closedLoop(ctx context.Context, pr *phaseRun, n int, g *gate, m *mix, funcs []op.Func) {
+func (e *Engine) closedLoop(ctx context.Context, pr *phaseRun, n int, g *gate, m *mix, b *bound) {
 	workers(n, func(w int) {
 		s := e.Env.NewScope(w)
 		h := pr.newHandles()
@@ -461,7 +465,7 @@ func (e *Engine) closedLoop(ctx context.Context, pr *phaseRun, n int, g *gate, m
 				return
 			}
 
-			if !pr.iteration(ctx, s, h, funcs, m, buf, time.Time{}) {
+			if !pr.iteration(ctx, s, h, b, m, buf, time.Time{}) {
 				return
 			}
 		}

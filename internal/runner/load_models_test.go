@@ -263,7 +263,7 @@ func TestOpenLoopStallVirtualTime(t *testing.T) {
 		}
 
 		res := drive(t.Context(), cfg, func(ctx context.Context, pr *phaseRun) {
-			e.openLoop(ctx, pr.issueCtx, pr, ol, m, []op.Func{get}, 0)
+			e.openLoop(ctx, pr.issueCtx, pr, ol, m, &bound{funcs: []op.Func{get}, timeouts: []time.Duration{time.Minute}}, 0)
 		})
 		ol.stats.finish(slots)
 
@@ -1191,7 +1191,7 @@ func runPacedVirtual(t *testing.T, tickWork time.Duration) (*PhaseResult, Backgr
 		}
 	}
 
-	b := &bound{names: []string{"bulk"}, funcs: []op.Func{bulk}, index: map[string]int{"bulk": 0}}
+	b := &bound{names: []string{"bulk"}, funcs: []op.Func{bulk}, timeouts: []time.Duration{time.Minute}, index: map[string]int{"bulk": 0}}
 	spec := &workload.Background{
 		Operation:   "bulk",
 		MaxInFlight: 16,

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/op"
 	"github.com/mongobench/mongobench/internal/schedule"
 )
 
@@ -123,7 +122,7 @@ func storeMax(a *atomic.Int64, v int64) {
 // and a slow server shows up as latency (counted from the due time) and as
 // late operations, not as a lower offered rate. Operations run with ctx;
 // scheduling stops when stop is done. worker numbers the scopes.
-func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop, m *mix, funcs []op.Func, worker int) {
+func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop, m *mix, b *bound, worker int) {
 	queue := make(chan dispatch, ol.backlog)
 
 	var wg sync.WaitGroup
@@ -160,7 +159,7 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 					}
 				}
 
-				stopped = !pr.iteration(ctx, s, h, funcs, m, buf, due)
+				stopped = !pr.iteration(ctx, s, h, b, m, buf, due)
 			}
 		})
 	}

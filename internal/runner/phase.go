@@ -172,6 +172,10 @@ type phaseRun struct {
 	// firstErr keeps the first failure for messages.
 	firstErr atomic.Pointer[error]
 
+	// runCtx is the phase's context; watchdog enforces operation timeouts.
+	runCtx   context.Context
+	watchdog watchdog
+
 	// onTick hooks run after each merged interval, in the ticker goroutine
 	// (pacing controllers, target recording).
 	onTick []func(iv metrics.Interval, now time.Time)
@@ -204,14 +208,15 @@ func (pr *phaseRun) ticket() bool {
 }
 
 // handles are one worker's recorders: response time, and service time for
-// open-loop phases (nil otherwise).
+// open-loop phases (nil otherwise), and its operation slot for timeouts.
 type handles struct {
 	resp, svc *metrics.Handle
+	slot      *opSlot
 }
 
 // newHandles returns a worker's recorders.
 func (pr *phaseRun) newHandles() handles {
-	h := handles{resp: pr.reg.NewHandle()}
+	h := handles{resp: pr.reg.NewHandle(), slot: pr.watchdog.slot(pr.runCtx)}
 	if pr.svc != nil {
 		h.svc = pr.svc.NewHandle()
 	}
@@ -291,7 +296,10 @@ func drive(ctx context.Context, cfg driveConfig, exec executor) *PhaseResult {
 	defer cancel(nil)
 
 	pr.cancel = cancel
+	pr.runCtx = runCtx
 	pr.issueCtx, pr.stopIssue = context.WithCancel(runCtx)
+
+	go pr.watchdog.run(runCtx)
 
 	defer pr.stopIssue()
 

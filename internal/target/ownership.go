@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,8 +128,9 @@ func Claim(ctx context.Context, client *mongo.Client, db string, allowExisting b
 	return Ownership{DB: db}, nil
 }
 
-// Reset gives an owned database a clean slate before a run: it drops the
-// database and re-creates the marker, so the database stays owned. It
+// Reset gives an owned database a clean slate before a run: it drops every
+// collection but the marker (re-creating the marker if it was missing), so
+// the database stays owned. It
 // refuses (with a *NotOwnedError) databases that are not owned, and checks
 // the marker again right before dropping in case the database was replaced
 // since Claim.
@@ -138,12 +140,30 @@ func Reset(ctx context.Context, client *mongo.Client, db string, own Ownership) 
 		return err
 	}
 
-	if err := d.Drop(ctx); err != nil {
-		return fmt.Errorf("reset database %q: drop: %w", db, err)
+	// Drop the collections, not the database: FerretDB's SQLite backend
+	// deletes the database file on dropDatabase, and re-creating it at once
+	// (between trials) sometimes fails with a disk I/O error while pooled
+	// connections still hold the old file. The marker stays in place.
+	names, err := collectionNames(ctx, d)
+	if err != nil {
+		return fmt.Errorf("reset database %q: %w", db, err)
 	}
 
-	if _, err := writeMarker(ctx, d); err != nil {
-		return fmt.Errorf("reset database %q: %w", db, err)
+	for _, name := range names {
+		if name == MarkerCollection {
+			continue
+		}
+
+		if err := d.Collection(name).Drop(ctx); err != nil {
+			return fmt.Errorf("reset database %q: drop collection %q: %w", db, name, err)
+		}
+	}
+
+	// An emptied database (nothing to lose) is marked again.
+	if !slices.Contains(names, MarkerCollection) {
+		if _, err := writeMarker(ctx, d); err != nil {
+			return fmt.Errorf("reset database %q: %w", db, err)
+		}
 	}
 
 	return nil
