@@ -30,6 +30,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/freeport"
 )
 
 // DefaultDatabase is the database Start creates, for FerretDB to keep its
@@ -411,23 +413,7 @@ func (s *Server) ready() bool {
 
 // pickPort picks the port to try; tests replace it to hand out a port
 // that is taken.
-var pickPort = freePort
-
-// freePort returns a TCP port of 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-
-	port := l.Addr().(*net.TCPAddr).Port
-
-	if err := l.Close(); err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-
-	return port, nil
-}
+var pickPort = freeport.Loopback
 
 // command prepares a PostgreSQL program to run as the server's account, in
 // the temporary directory (root's home may not be readable by that account),

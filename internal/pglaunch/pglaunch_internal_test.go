@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/freeport"
 )
 
 // fakeInstall creates dir with executable stand-ins for the named programs.
@@ -408,10 +410,10 @@ func TestStartRetriesTakenPort(t *testing.T) {
 			return taken, nil
 		}
 
-		return freePort()
+		return freeport.Loopback()
 	}
 
-	t.Cleanup(func() { pickPort = freePort })
+	t.Cleanup(func() { pickPort = freeport.Loopback })
 
 	var retried atomic.Bool
 

@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/freeport"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
@@ -62,7 +64,7 @@ var mongodStopTimeout = 10 * time.Second
 
 // pickPort returns a free TCP port of 127.0.0.1. Tests replace it to
 // provoke a port clash.
-var pickPort = freeLoopbackPort
+var pickPort = freeport.Loopback
 
 // MongodArgs returns the command-line arguments of one mongod process of a
 // mongod target: its data directory dbPath, TCP port on 127.0.0.1 only, no
@@ -167,23 +169,6 @@ func findMongod(binary string) (string, error) {
 	}
 
 	return filepath.Abs(path)
-}
-
-// freeLoopbackPort returns a TCP port of 127.0.0.1 that was free a moment
-// ago.
-func freeLoopbackPort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-
-	port := l.Addr().(*net.TCPAddr).Port
-
-	if err := l.Close(); err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-
-	return port, nil
 }
 
 // mongodCluster is the set of mongod processes of one mongod target, with

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/freeport"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mongobench/mongobench/internal/wiretest"
@@ -746,7 +748,7 @@ func TestMongodPortTaken(t *testing.T) {
 			return takenPort, nil
 		}
 
-		return freeLoopbackPort()
+		return freeport.Loopback()
 	}
 
 	t.Cleanup(func() { pickPort = old })
