@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mongobench/mongobench/internal/units"
+
 	"github.com/mongobench/mongobench/internal/atomicfile"
 
 	"github.com/spf13/cobra"
@@ -385,12 +387,8 @@ func compareValue(m compareMetric, v float64) string {
 		return fmt.Sprintf("%.0f ops/s", v)
 	case !m.latency:
 		return fmt.Sprintf("%.3g ops/s", v)
-	case v < 1000:
-		return fmt.Sprintf("%.0fµs", v)
-	case v < 1e6:
-		return fmt.Sprintf("%.2fms", v/1000)
 	default:
-		return fmt.Sprintf("%.2fs", v/1e6)
+		return units.Micros(v)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/units"
+
 	"github.com/mongobench/mongobench/internal/atomicfile"
 
 	"github.com/mongobench/mongobench/internal/redact"
@@ -293,52 +295,19 @@ var matrixMetrics = []struct {
 }
 
 // matrixVerdicts compares the variants on each target, per operation and
-// metric, from the trials' main phases; ratios pair variants within a
-// round.
+// metric, from the trials' measured phases; ratios pair variants within a
+// round. With one variant on several targets it compares the targets too.
 func matrixVerdicts(m *result.Matrix) []result.MatrixVerdict {
 	var out []result.MatrixVerdict
 
 	for _, t := range m.Targets {
-		ops := trialOperations(m, t.Name)
-
-		for _, opName := range ops {
-			for _, metric := range matrixMetrics {
-				var samples []verdict.Sample
-
-				for _, tr := range m.Trials {
-					if tr.Target != t.Name {
-						continue
-					}
-
-					for _, o := range measuredOps(tr.Result) {
-						if o.Name == opName && o.Count > 0 {
-							samples = append(samples, verdict.Sample{Variant: tr.Variant, Round: tr.Round, Value: metric.get(o)})
-						}
-					}
-				}
-
-				if len(samples) == 0 {
-					continue
-				}
-
-				mv := result.MatrixVerdict{Target: t.Name, Operation: opName, Metric: metric.name}
-				for _, v := range verdict.Compare(samples, metric.dir, 0.05) {
-					mv.Variants = append(mv.Variants, result.CellVerdict{
-						Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi), Best: v.Best,
-						Ratio: finite(v.Ratio), RatioLo: finite(v.RatioLo), RatioHi: finite(v.RatioHi), P: finite(v.P),
-						SameIsh: v.SameIsh, Text: v.Text,
-					})
-				}
-
-				out = append(out, mv)
-			}
-		}
+		out = append(out, compareTrials(m, t.Name, t.Name, func(tr result.Trial) string { return tr.Variant })...)
 	}
 
 	// With one variant on several targets the question is which target is
 	// faster: compare the targets, pairing trials by round.
 	if len(m.Variants) == 1 && len(m.Targets) > 1 {
-		out = append(out, targetVerdicts(m)...)
+		out = append(out, compareTrials(m, "", CrossTarget, func(tr result.Trial) string { return tr.Target })...)
 	}
 
 	return out
@@ -348,17 +317,24 @@ func matrixVerdicts(m *result.Matrix) []result.MatrixVerdict {
 // variants.
 const CrossTarget = "*"
 
-func targetVerdicts(m *result.Matrix) []result.MatrixVerdict {
+// compareTrials gives verdicts per operation and metric over the trials of
+// target (all trials when target is empty), comparing the groups that
+// group names (variants, or targets); label is the verdicts' Target.
+func compareTrials(m *result.Matrix, target, label string, group func(result.Trial) string) []result.MatrixVerdict {
 	var out []result.MatrixVerdict
 
-	for _, opName := range trialOperations(m, "") {
+	for _, opName := range trialOperations(m, target) {
 		for _, metric := range matrixMetrics {
 			var samples []verdict.Sample
 
 			for _, tr := range m.Trials {
+				if target != "" && tr.Target != target {
+					continue
+				}
+
 				for _, o := range measuredOps(tr.Result) {
 					if o.Name == opName && o.Count > 0 {
-						samples = append(samples, verdict.Sample{Variant: tr.Target, Round: tr.Round, Value: metric.get(o)})
+						samples = append(samples, verdict.Sample{Variant: group(tr), Round: tr.Round, Value: metric.get(o)})
 					}
 				}
 			}
@@ -367,7 +343,7 @@ func targetVerdicts(m *result.Matrix) []result.MatrixVerdict {
 				continue
 			}
 
-			mv := result.MatrixVerdict{Target: CrossTarget, Operation: opName, Metric: metric.name}
+			mv := result.MatrixVerdict{Target: label, Operation: opName, Metric: metric.name}
 			for _, v := range verdict.Compare(samples, metric.dir, 0.05) {
 				mv.Variants = append(mv.Variants, result.CellVerdict{
 					Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi), Best: v.Best,
@@ -470,7 +446,7 @@ func writeMatrix(w io.Writer, m *result.Matrix, markdown bool) {
 
 					val := fmt.Sprintf("%.1f", cv.Median)
 					if metric.name != "throughput" {
-						val = formatMicros(cv.Median)
+						val = units.Micros(cv.Median)
 					}
 
 					row = append(row, val+" — "+cv.Text)

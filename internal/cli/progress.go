@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/units"
+
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
@@ -95,7 +97,7 @@ func (o *lineObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed tim
 	}
 
 	fmt.Fprintf(o.w, "[%s] %s%s  %.0f ops/s  worst p99 %s  errors %d\n",
-		p.Name, elapsed.Round(time.Second), total, ops, formatMicros(p99), errs)
+		p.Name, elapsed.Round(time.Second), total, ops, units.Micros(p99), errs)
 }
 
 func (o *lineObserver) PhaseEnded(p runner.Phase, r *runner.PhaseResult) {
@@ -170,7 +172,7 @@ func (o *barObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed time
 	case p.Duration > 0:
 		o.bar.SetCurrent(int64(elapsed / time.Millisecond))
 		o.status.Store(fmt.Sprintf("%s left  %.0f ops/s  worst p99 %s  errors %d",
-			(p.Duration - elapsed).Round(time.Second), ops, formatMicros(p99), errs))
+			(p.Duration - elapsed).Round(time.Second), ops, units.Micros(p99), errs))
 	default:
 		for _, op := range iv.Ops {
 			o.done += op.Count
@@ -183,7 +185,7 @@ func (o *barObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed time
 		}
 
 		o.bar.SetCurrent(o.done)
-		o.status.Store(fmt.Sprintf("%.0f ops/s  worst p99 %s  errors %d", ops, formatMicros(p99), errs))
+		o.status.Store(fmt.Sprintf("%.0f ops/s  worst p99 %s  errors %d", ops, units.Micros(p99), errs))
 	}
 }
 
@@ -197,18 +199,6 @@ func (o *barObserver) PhaseEnded(_ runner.Phase, r *runner.PhaseResult) {
 	}
 
 	o.p.Wait()
-}
-
-// formatMicros formats a latency in microseconds with a human unit.
-func formatMicros(us float64) string {
-	switch {
-	case us < 1000:
-		return fmt.Sprintf("%.0fµs", us)
-	case us < 1e6:
-		return fmt.Sprintf("%.2fms", us/1000)
-	default:
-		return fmt.Sprintf("%.2fs", us/1e6)
-	}
 }
 
 // Block reports a finished growth block.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mongobench/mongobench/internal/units"
+
 	"github.com/mongobench/mongobench/internal/result"
 )
 
@@ -113,7 +115,7 @@ func latencyTable(w io.Writer, ops []result.Operation, lat func(result.Operation
 
 func printSchedule(w io.Writer, what string, s *result.Schedule) {
 	fmt.Fprintf(w, "%s: %d operations due, %d late, %d dropped, %d pending at the end; longest wait for a slot %s, scheduler lag up to %s\n",
-		what, s.Scheduled, s.Late, s.Dropped, s.Pending, formatMicros(s.MaxWaitUS), formatMicros(s.MaxSchedulerLagUS))
+		what, s.Scheduled, s.Late, s.Dropped, s.Pending, units.Micros(s.MaxWaitUS), units.Micros(s.MaxSchedulerLagUS))
 
 	if s.Warning != "" {
 		fmt.Fprintf(w, "Warning: %s\n", s.Warning)
@@ -157,12 +159,12 @@ func printBlocks(w io.Writer, blocks []result.Block) {
 func printBackground(w io.Writer, bg *result.Background) {
 	if pc := bg.Pacing; pc != nil {
 		fmt.Fprintf(w, "Background job %s: latency-paced on p%g between %s and %s; rate %s",
-			bg.Operation, pc.Percentile, formatMicros(pc.LowUS), formatMicros(pc.HighUS), trajectoryText(bg.Trajectory))
+			bg.Operation, pc.Percentile, units.Micros(pc.LowUS), units.Micros(pc.HighUS), trajectoryText(bg.Trajectory))
 
 		if bg.HighestSustainedRate > 0 {
-			fmt.Fprintf(w, "; highest rate sustained below %s: %.1f/s", formatMicros(pc.HighUS), bg.HighestSustainedRate)
+			fmt.Fprintf(w, "; highest rate sustained below %s: %.1f/s", units.Micros(pc.HighUS), bg.HighestSustainedRate)
 		} else {
-			fmt.Fprintf(w, "; no rate kept p%g below %s", pc.Percentile, formatMicros(pc.HighUS))
+			fmt.Fprintf(w, "; no rate kept p%g below %s", pc.Percentile, units.Micros(pc.HighUS))
 		}
 
 		fmt.Fprintln(w)
@@ -194,7 +196,7 @@ func latencyCell(count int64, us float64) string {
 		return "-"
 	}
 
-	return formatMicros(us)
+	return units.Micros(us)
 }
 
 func formatBytes(n int64) string {

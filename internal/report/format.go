@@ -7,27 +7,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/units"
 )
 
-// formatMicros writes a latency in µs the way the terminal summary does.
-func formatMicros(us float64) string {
-	switch {
-	case us < 1000:
-		return fmt.Sprintf("%.0fµs", us)
-	case us < 1e6:
-		return fmt.Sprintf("%.2fms", us/1000)
-	default:
-		return fmt.Sprintf("%.2fs", us/1e6)
-	}
-}
-
-// latencyCell is formatMicros, or a dash when nothing was measured.
+// latencyCell is units.Micros, or a dash when nothing was measured.
 func latencyCell(count int64, us float64) string {
 	if count == 0 {
 		return "–"
 	}
 
-	return formatMicros(us)
+	return units.Micros(us)
 }
 
 // formatRate writes operations per second.

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 
+	"github.com/mongobench/mongobench/internal/units"
+
 	"github.com/mongobench/mongobench/internal/result"
 )
 
@@ -56,7 +58,7 @@ func newMatrixView(m *result.Matrix) *matrixView {
 
 			value := fmt.Sprintf("%.1f ops/s", cv.Median)
 			if mv.Metric != "throughput" {
-				value = formatMicros(cv.Median)
+				value = units.Micros(cv.Median)
 			}
 
 			class := "num"

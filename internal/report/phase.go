@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mongobench/mongobench/internal/units"
+
 	"github.com/mongobench/mongobench/internal/result"
 )
 
@@ -200,8 +202,8 @@ func newScheduleView(title string, s *result.Schedule) *scheduleView {
 	}
 
 	v.Items = append(v.Items,
-		field{Label: "Longest wait for a slot", Value: formatMicros(s.MaxWaitUS)},
-		field{Label: "Scheduler lag up to", Value: formatMicros(s.MaxSchedulerLagUS)},
+		field{Label: "Longest wait for a slot", Value: units.Micros(s.MaxWaitUS)},
+		field{Label: "Scheduler lag up to", Value: units.Micros(s.MaxSchedulerLagUS)},
 	)
 
 	return v
@@ -529,15 +531,15 @@ func newBackgroundView(id string, bg *result.Background, cols colors) *backgroun
 
 	if pc := bg.Pacing; pc != nil {
 		v.Mode = fmt.Sprintf("latency-paced on p%g: speeds up ×%g while below %s, slows down ×%g from %s; rate between %s/s and %s/s, starting at %s/s",
-			pc.Percentile, pc.SpeedUp, formatMicros(pc.LowUS), pc.SlowDown, formatMicros(pc.HighUS),
+			pc.Percentile, pc.SpeedUp, units.Micros(pc.LowUS), pc.SlowDown, units.Micros(pc.HighUS),
 			formatRate(pc.Min), formatRate(pc.Max), formatRate(pc.Start))
 
 		if bg.HighestSustainedRate > 0 {
 			v.Highest = formatRate(bg.HighestSustainedRate) + "/s"
-			v.HighestNote = fmt.Sprintf("highest rate whose following interval kept p%g below %s", pc.Percentile, formatMicros(pc.HighUS))
+			v.HighestNote = fmt.Sprintf("highest rate whose following interval kept p%g below %s", pc.Percentile, units.Micros(pc.HighUS))
 		} else {
 			v.Highest = "none"
-			v.HighestNote = fmt.Sprintf("no rate kept p%g below %s", pc.Percentile, formatMicros(pc.HighUS))
+			v.HighestNote = fmt.Sprintf("no rate kept p%g below %s", pc.Percentile, units.Micros(pc.HighUS))
 			v.Unsustained = true
 		}
 	} else {

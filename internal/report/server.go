@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mongobench/mongobench/internal/units"
+
 	"github.com/mongobench/mongobench/internal/result"
 )
 
@@ -39,7 +41,7 @@ func newServerView(id string, s *result.Server) *serverView {
 	}
 
 	if s.SampleCostUS > 0 {
-		v.Meta = append(v.Meta, field{Label: "Mean cost of a sample", Value: formatMicros(s.SampleCostUS)})
+		v.Meta = append(v.Meta, field{Label: "Mean cost of a sample", Value: units.Micros(s.SampleCostUS)})
 	}
 
 	v.PhaseSpans = phaseSpans(s.Samples)
@@ -329,9 +331,9 @@ func topRows(samples []result.ServerSample) []topRow {
 
 		rows = append(rows, topRow{
 			Namespace: ns,
-			Read:      formatMicros(float64(s.read)),
-			Write:     formatMicros(float64(s.write)),
-			Total:     formatMicros(float64(s.total)),
+			Read:      units.Micros(float64(s.read)),
+			Write:     units.Micros(float64(s.write)),
+			Total:     units.Micros(float64(s.total)),
 			Share:     share,
 		})
 	}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mongobench/mongobench/internal/units"
+
 	"github.com/mongobench/mongobench/internal/result"
 )
 
@@ -446,7 +448,7 @@ func overview(r *result.Result) overviewRow {
 
 	row.Rate = formatRate(rate)
 	if count > 0 {
-		row.WorstP99 = formatMicros(worst)
+		row.WorstP99 = units.Micros(worst)
 	}
 
 	row.Errors = groupDigits(errs)
