@@ -35,6 +35,12 @@ type Engine struct {
 
 	// Timeout bounds each load batch.
 	Timeout time.Duration
+
+	// Unreachable stops a phase whose operations fail with network errors
+	// and in which nothing succeeded for this long; it should be the
+	// client's server selection timeout, the time the driver itself waits
+	// for a server before it gives up. Zero leaves only AbortAfter.
+	Unreachable time.Duration
 }
 
 func (e *Engine) observer() Observer {
@@ -58,7 +64,10 @@ func (e *Engine) Load(ctx context.Context, l *op.Load) *PhaseResult {
 	remaining.Store(spec.Documents)
 
 	p := Phase{Name: l.Name(), Model: "load", Concurrency: spec.Concurrency, Docs: spec.Documents}
-	cfg := driveConfig{phase: p, ops: []string{l.Name()}, interval: e.Interval, abortAfter: e.AbortAfter, obs: e.observer()}
+	cfg := driveConfig{
+		phase: p, ops: []string{l.Name()}, interval: e.Interval,
+		abortAfter: e.AbortAfter, unreachable: e.Unreachable, obs: e.observer(),
+	}
 
 	res := drive(ctx, cfg, func(ctx context.Context, pr *phaseRun) {
 		workers(spec.Concurrency, func(w int) {
@@ -197,6 +206,8 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 		interval:   e.Interval,
 		abortAfter: e.AbortAfter,
 		obs:        e.observer(),
+
+		unreachable: e.Unreachable,
 	}
 
 	var (

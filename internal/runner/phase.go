@@ -13,7 +13,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,6 +168,14 @@ type phaseRun struct {
 	// lastSuccess (unix nanoseconds) lets the watchdog see a dead server.
 	lastSuccess atomic.Int64
 
+	// netErrAt (unix nanoseconds) is when the first network error after
+	// the last success happened (older than lastSuccess when none), and
+	// netErr the first network error of the phase; with unreachable and
+	// abortAfter they decide an early stop (see abort.go).
+	netErrAt                atomic.Int64
+	netErr                  atomic.Pointer[error]
+	unreachable, abortAfter time.Duration
+
 	// firstErr keeps the first failure for messages.
 	firstErr atomic.Pointer[error]
 
@@ -242,6 +249,10 @@ func (pr *phaseRun) record(ctx context.Context, h handles, op int, intended, sta
 		}
 
 		pr.noteError(err)
+
+		if kind == errkind.Network {
+			pr.noteNetworkError(err, end)
+		}
 	}
 
 	if intended.Before(pr.measureFrom) {
@@ -274,6 +285,10 @@ type driveConfig struct {
 	abortAfter time.Duration
 	obs        Observer
 
+	// unreachable aborts the phase when operations fail with network
+	// errors and nothing succeeded for this long (0: never).
+	unreachable time.Duration
+
 	// setup runs after the registries exist and before the executor
 	// starts; it may add onTick hooks.
 	setup func(pr *phaseRun)
@@ -289,6 +304,8 @@ func drive(ctx context.Context, cfg driveConfig, exec executor) *PhaseResult {
 		phase:       p,
 		measureFrom: start.Add(p.Warmup),
 		maxOps:      p.MaxOps,
+		unreachable: cfg.unreachable,
+		abortAfter:  cfg.abortAfter,
 	}
 	pr.lastSuccess.Store(start.UnixNano())
 
@@ -333,7 +350,7 @@ func drive(ctx context.Context, cfg driveConfig, exec executor) *PhaseResult {
 		exec(runCtx, pr)
 	}()
 
-	pr.tickUntil(runCtx, done, cfg.interval, cfg.abortAfter, cfg.obs)
+	pr.tickUntil(runCtx, done, cfg.interval, cfg.obs)
 
 	end := time.Now()
 	if d := pr.measureFrom.Add(p.Duration); p.Duration > 0 && end.After(d) {
@@ -404,7 +421,7 @@ func (pr *phaseRun) tick(now time.Time) metrics.Interval {
 
 // tickUntil merges intervals and checks the watchdog until the executor is
 // done.
-func (pr *phaseRun) tickUntil(ctx context.Context, done <-chan struct{}, interval, abortAfter time.Duration, obs Observer) {
+func (pr *phaseRun) tickUntil(ctx context.Context, done <-chan struct{}, interval time.Duration, obs Observer) {
 	next := pr.measureFrom.Add(interval)
 	if pr.phase.Warmup > interval {
 		next = time.Now().Add(interval)
@@ -444,14 +461,7 @@ func (pr *phaseRun) tickUntil(ctx context.Context, done <-chan struct{}, interva
 			next = now.Add(interval)
 		}
 
-		if silent := now.Sub(time.Unix(0, pr.lastSuccess.Load())); silent > abortAfter {
-			reason := fmt.Sprintf("no operation succeeded for %s", silent.Truncate(time.Second))
-			if err := pr.firstError(); err != nil {
-				reason += fmt.Sprintf(" (first error: %s)", errkind.Of(err))
-			}
-
-			pr.cancel(&abortError{reason: reason})
-		}
+		pr.checkAbort(now)
 
 		timer.Reset(time.Until(next))
 	}

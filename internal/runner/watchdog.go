@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/errkind"
 )
 
 // watchdogPeriod is how often the watchdog looks for overrunning
@@ -65,7 +67,10 @@ func (sl *opSlot) begin(start time.Time, timeout time.Duration) context.Context 
 func (sl *opSlot) end(ctx context.Context, err error) error {
 	sl.deadline.Store(0)
 
-	if err != nil && errors.Is(context.Cause(ctx), errOpTimeout) {
+	// A network error the driver returns after the cancellation (the
+	// failure of a first attempt whose retry was cut off) names the real
+	// cause: it stays a network error.
+	if err != nil && errors.Is(context.Cause(ctx), errOpTimeout) && errkind.Of(err) != errkind.Network {
 		return &opTimeoutError{err: err}
 	}
 
