@@ -105,7 +105,7 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 }
 
 // openLaunched launches (or, for uri, just names) a target and connects.
-func openLaunched(ctx context.Context, st *State, ts target.TargetSpec) (*openedTarget, error) {
+func openLaunched(ctx context.Context, st *State, ts target.TargetSpec, selection time.Duration) (*openedTarget, error) {
 	l, err := target.Launch(ctx, ts, target.LaunchOptions{Logger: ferretDBLogger(st)})
 	if err != nil {
 		return nil, failed("target %q: %s", ts.Name, redact.Error(err, ts.URI))
@@ -116,7 +116,7 @@ func openLaunched(ctx context.Context, st *State, ts target.TargetSpec) (*opened
 
 	fmt.Fprintf(st.Stderr, "Target %s: %s\n", ts.Name, l.Description)
 
-	if err := t.connect(ctx, st, target.ConnectOptions{MaxPoolSize: l.MaxPoolSize}); err != nil {
+	if err := t.connect(ctx, st, target.ConnectOptions{MaxPoolSize: l.MaxPoolSize, Timeout: selection}); err != nil {
 		return nil, err
 	}
 
@@ -228,7 +228,7 @@ func runTarget(ctx context.Context, st *State, path string, ts target.TargetSpec
 ) (result.MatrixTarget, []result.Trial, error) {
 	mt := result.MatrixTarget{Name: ts.Name, Kind: ts.Kind}
 
-	tgt, err := openLaunched(ctx, st, ts)
+	tgt, err := openLaunched(ctx, st, ts, f.serverSelection)
 	if err != nil {
 		mt.Error = err.Error()
 		return mt, nil, err

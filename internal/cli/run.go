@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/mongobench/mongobench/internal/errkind"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/result"
@@ -34,6 +35,10 @@ type runFlags struct {
 	statsInterval time.Duration
 	targets       []string
 	markdown      string
+
+	// serverSelection is --server-selection-timeout, or the workload's
+	// run.server_selection_timeout when the flag is not given.
+	serverSelection time.Duration
 }
 
 func newRunCommand(st *State) *cobra.Command {
@@ -70,6 +75,10 @@ exits at once.`,
 				return badInput("--duration must be > 0")
 			}
 
+			if cmd.Flags().Changed("server-selection-timeout") && f.serverSelection <= 0 {
+				return badInput("--server-selection-timeout must be > 0")
+			}
+
 			return runWorkload(st, args[0], seed, &f)
 		},
 	}
@@ -89,6 +98,9 @@ exits at once.`,
 	fl.StringArrayVar(&f.targets, "target", nil,
 		"a target to run on, repeatable: embedded, embedded-memory, ferretdb-postgres[:setting=value,...], mongod[:...], uri:URI")
 	fl.StringVar(&f.markdown, "markdown", "", "with variants or several targets, also write the matrix as Markdown to this file")
+	fl.DurationVar(&f.serverSelection, "server-selection-timeout", 0,
+		"how long an operation waits for a reachable server; a run whose server is unreachable this long is aborted "+
+			"(default: the workload's run.server_selection_timeout, 5s; a serverSelectionTimeoutMS in --uri wins)")
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
 
@@ -116,6 +128,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return err
 	}
 
+	if f.serverSelection == 0 {
+		f.serverSelection = w.spec.Run.ServerSelectionTimeout.D()
+	}
+
 	ctx, stop := interruptContext(st)
 	defer stop()
 
@@ -133,7 +149,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 
 	var tgt *openedTarget
 	if len(targets) == 1 {
-		tgt, err = openLaunched(ctx, st, targets[0])
+		tgt, err = openLaunched(ctx, st, targets[0], f.serverSelection)
 	} else {
 		tgt, err = openTarget(ctx, st, f)
 	}
@@ -268,14 +284,7 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 	}
 
 	if !f.keepDB && own.Owned {
-		defer func() {
-			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-
-			if err := target.Drop(cctx, tgt.client, spec.Database, own); err != nil {
-				fmt.Fprintf(st.Stderr, "Warning: could not drop database %q after the run: %s\n", spec.Database, redact.Error(err, tgt.uri))
-			}
-		}()
+		defer dropAfterRun(st, tgt, spec.Database, own)
 	}
 
 	var smp *sampling
@@ -290,6 +299,8 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 		Interval:   spec.Run.Interval.D(),
 		AbortAfter: spec.Run.AbortAfter.D(),
 		Timeout:    spec.Run.Timeout.D(),
+
+		Unreachable: tgt.selection,
 	}
 
 	rb := newResultBuilder(st, path, spec, tgt, info)
@@ -320,7 +331,9 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 	res := rb.build(final)
 	res.Server = smp.stop()
 
-	if opts.evidence && !f.noExplain && ctx.Err() == nil {
+	// An aborted run's server is unreachable or failing: explaining would
+	// only wait for it.
+	if opts.evidence && !f.noExplain && ctx.Err() == nil && final != nil && final.Status == runner.StatusCompleted {
 		res.Explain = explainOperations(ctx, db, w)
 	}
 
@@ -358,6 +371,20 @@ func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res 
 		}
 	}
 
+	// A run that measured nothing is no result, whatever the error budget.
+	if ok == 0 {
+		msg := "no operation succeeded in the measured phases"
+		if bad > 0 {
+			msg = fmt.Sprintf("all %d operations failed; no operation succeeded in the measured phases", bad)
+		}
+
+		if final.FirstError != nil {
+			msg += "\nFirst error: " + redact.Error(final.FirstError, uri)
+		}
+
+		return failed("%s", msg)
+	}
+
 	if bad == 0 {
 		return nil
 	}
@@ -376,6 +403,28 @@ func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res 
 	fmt.Fprintf(st.Stderr, "%d operations failed (%.2f%%), within run.max_error_rate\n", bad, 100*rate)
 
 	return nil
+}
+
+// cleanupTimeout bounds each clean-up step against the server after a run
+// (dropping the database, disconnecting), so that a dead server delays the
+// exit by seconds, not by the driver's timeouts.
+const cleanupTimeout = 3 * time.Second
+
+// dropAfterRun drops the database mongobench created for the run, giving up
+// after cleanupTimeout.
+func dropAfterRun(st *State, tgt *openedTarget, db string, own target.Ownership) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+
+	if err := target.Drop(ctx, tgt.client, db, own); err != nil {
+		msg := redact.Error(err, tgt.uri)
+		if ctx.Err() != nil || errkind.Of(err) == errkind.Network {
+			msg = fmt.Sprintf("gave up after %s: the server could not be reached", time.Since(start).Round(100*time.Millisecond))
+		}
+
+		fmt.Fprintf(st.Stderr, "Warning: could not drop database %q after the run: %s\n", db, msg)
+	}
 }
 
 // interruptContext returns a context cancelled by the first interrupt; the

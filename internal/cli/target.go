@@ -32,13 +32,17 @@ type openedTarget struct {
 	embedded *target.Embedded
 	launched *target.Launched
 	unhook   func()
+
+	// selection is the client's server selection timeout: how long an
+	// operation waits for an unreachable server before it fails.
+	selection time.Duration
 }
 
 // openTarget starts the embedded server when no URI is given, and connects.
 func openTarget(ctx context.Context, st *State, f *runFlags) (*openedTarget, error) {
 	t := &openedTarget{kind: "uri", uri: f.uri}
 
-	var opts target.ConnectOptions
+	opts := target.ConnectOptions{Timeout: f.serverSelection}
 
 	if f.uri == "" {
 		e, err := target.StartEmbedded(ctx, target.EmbeddedOptions{Logger: ferretDBLogger(st)})
@@ -76,6 +80,7 @@ func (t *openedTarget) connect(ctx context.Context, st *State, opts target.Conne
 	}
 
 	t.client = client
+	t.selection = target.SelectionTimeout(t.uri, opts)
 
 	return nil
 }
@@ -83,8 +88,12 @@ func (t *openedTarget) connect(ctx context.Context, st *State, opts target.Conne
 // close disconnects and stops the embedded server, removing its directory.
 func (t *openedTarget) close(st *State) {
 	if t.client != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = t.client.Disconnect(ctx)
+		// Bounded: against a dead server the driver's endSessions waits
+		// for server selection until the deadline.
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		if err := t.client.Disconnect(ctx); err != nil && ctx.Err() != nil {
+			fmt.Fprintf(st.Stderr, "Warning: gave up disconnecting from the server after %s\n", cleanupTimeout)
+		}
 
 		cancel()
 	}

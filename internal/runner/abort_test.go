@@ -56,8 +56,6 @@ func TestKilledServerAbortsPhase(t *testing.T) {
 	ended := time.Now()
 	kill := <-killed
 
-	t.Logf("reason: %s; first error: %v", res.Reason, res.FirstError)
-
 	if res.Status != StatusAborted {
 		t.Fatalf("status %s (%s), want aborted", res.Status, res.Reason)
 	}

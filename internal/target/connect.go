@@ -29,9 +29,10 @@ const AppName = "mongobench"
 
 // ConnectOptions tunes Connect. The zero value is ready to use.
 type ConnectOptions struct {
-	// Timeout bounds server selection, connection establishment and the
-	// initial ping; zero means DefaultConnectTimeout. A serverSelectionTimeoutMS
-	// or connectTimeoutMS in the URI takes precedence for its part.
+	// Timeout bounds server selection (for the initial ping and for every
+	// later operation), connection establishment and the initial ping;
+	// zero means DefaultConnectTimeout. A serverSelectionTimeoutMS or
+	// connectTimeoutMS in the URI takes precedence for its part.
 	Timeout time.Duration
 
 	// MaxPoolSize caps the client's connection pool; zero leaves the URI's
@@ -121,11 +122,8 @@ func Connect(ctx context.Context, uri string, opts ConnectOptions) (*mongo.Clien
 		}
 	}
 
-	if co.ServerSelectionTimeout != nil && *co.ServerSelectionTimeout > 0 {
-		timeout = *co.ServerSelectionTimeout
-	} else {
-		co.SetServerSelectionTimeout(timeout)
-	}
+	timeout = selectionTimeout(co, timeout)
+	co.SetServerSelectionTimeout(timeout)
 
 	if co.ConnectTimeout == nil {
 		co.SetConnectTimeout(timeout)
@@ -168,6 +166,31 @@ func Connect(ctx context.Context, uri string, opts ConnectOptions) (*mongo.Clien
 	}
 
 	return nil, connectError(uri, redacted, timeout, err)
+}
+
+// SelectionTimeout is the server selection timeout a client made by Connect
+// for uri with opts uses: the URI's serverSelectionTimeoutMS if it sets one,
+// else opts.Timeout, else DefaultConnectTimeout. It is how long every
+// operation waits for a usable server before it fails, so that a run can be
+// stopped once its server has been unreachable that long. A URI that does
+// not parse yields the default; Connect reports it.
+func SelectionTimeout(uri string, opts ConnectOptions) time.Duration {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultConnectTimeout
+	}
+
+	return selectionTimeout(options.Client().ApplyURI(uri), timeout)
+}
+
+// selectionTimeout is co's server selection timeout if the URI set one, else
+// fallback.
+func selectionTimeout(co *options.ClientOptions, fallback time.Duration) time.Duration {
+	if co.ServerSelectionTimeout != nil && *co.ServerSelectionTimeout > 0 {
+		return *co.ServerSelectionTimeout
+	}
+
+	return fallback
 }
 
 // classifyURIError turns an error from parsing uri into a *URIError, except

@@ -222,3 +222,21 @@ func TestScrubReason(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionTimeout checks which server selection timeout a client gets:
+// the URI's, else the option's, else the default.
+func TestSelectionTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		uri  string
+		opts ConnectOptions
+		want time.Duration
+	}{
+		{"mongodb://127.0.0.1:1", ConnectOptions{}, DefaultConnectTimeout},
+		{"mongodb://127.0.0.1:1", ConnectOptions{Timeout: 2 * time.Second}, 2 * time.Second},
+		{"mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=7000", ConnectOptions{Timeout: 2 * time.Second}, 7 * time.Second},
+	} {
+		if got := SelectionTimeout(tc.uri, tc.opts); got != tc.want {
+			t.Errorf("SelectionTimeout(%q, %+v) = %s, want %s", tc.uri, tc.opts, got, tc.want)
+		}
+	}
+}

@@ -24,6 +24,11 @@ const (
 	DefaultBatchSize   = 1000
 )
 
+// DefaultServerSelectionTimeout is run.server_selection_timeout's default: a
+// few seconds, far below the driver's 30, so that a run against a dead server
+// ends while the user is still looking.
+const DefaultServerSelectionTimeout = 5 * time.Second
+
 // MaxFileSize bounds what Parse reads, so a wrong path (a database dump, a
 // binary) gives an error instead of eating memory.
 const MaxFileSize = 4 << 20
@@ -127,6 +132,10 @@ func (s *Spec) applyDefaults() {
 
 	if r.AbortAfter == 0 && s.node("run.abort_after") == nil {
 		r.AbortAfter = Duration(DefaultAbortAfter)
+	}
+
+	if r.ServerSelectionTimeout == 0 && s.node("run.server_selection_timeout") == nil {
+		r.ServerSelectionTimeout = Duration(DefaultServerSelectionTimeout)
 	}
 
 	s.applyPhaseDefaults()

@@ -194,6 +194,10 @@ func (v *validator) settings() {
 		v.at("run.abort_after", "must be > 0")
 	}
 
+	if r.ServerSelectionTimeout <= 0 {
+		v.at("run.server_selection_timeout", "must be > 0")
+	}
+
 	if r.MaxErrorRate < 0 || r.MaxErrorRate > 1 {
 		v.at("run.max_error_rate", "must be between 0 and 1 (a fraction, e.g. 0.01 for 1%%)")
 	}

@@ -214,6 +214,12 @@ type Run struct {
 	// AbortAfter ends a phase when no operation has succeeded for this
 	// long, so that a dead server never makes a run hang.
 	AbortAfter Duration `yaml:"abort_after" json:"abort_after"`
+
+	// ServerSelectionTimeout is how long the driver waits for a usable
+	// server before an operation fails. A phase whose operations fail with
+	// network errors and in which nothing succeeded for this long is
+	// aborted, so it also bounds how long a run outlives a dead server.
+	ServerSelectionTimeout Duration `yaml:"server_selection_timeout" json:"server_selection_timeout"`
 }
 
 // Phase is one stage of a run with its own operations and load model:
