@@ -310,18 +310,39 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 	out := drive(ctx, cfg, phase)
 
 	out.Schedule, out.Targets, out.Blocks = res.Schedule, res.Targets, res.Blocks
+	typical := typicalService(out.Service)
+
 	for _, j := range jobs {
-		j.ol.stats.finish(j.spec.MaxInFlight)
+		j.ol.stats.finish(j.spec.MaxInFlight, typical)
 		out.Background = append(out.Background, j.result())
 	}
 
 	if out.Schedule != nil {
-		out.Schedule.finish(sp.MaxInFlight)
+		out.Schedule.finish(sp.MaxInFlight, typical)
 	}
 
 	e.observer().PhaseEnded(out.Phase, out)
 
 	return out
+}
+
+// typicalService is the largest of the operations' median service times
+// (nil: none), the yardstick against which a stall is told from a server
+// that is merely slow.
+func typicalService(reg *metrics.Registry) time.Duration {
+	var d time.Duration
+
+	if reg == nil {
+		return d
+	}
+
+	for _, o := range reg.Totals() {
+		if o.Count > 0 {
+			d = max(d, time.Duration(o.Hist.ValueAtQuantile(50))*time.Microsecond)
+		}
+	}
+
+	return d
 }
 
 // planOffset clamps an offset into the stages, so that the tick at the very

@@ -193,16 +193,10 @@ func TestOpenLoopStallShowsInResponseTime(t *testing.T) {
 		}
 	})
 
-	if !strings.Contains(sched.Warning, "in-flight slots") {
-		if sched.MaxSchedulerLag > schedulerLagWarning {
-			// One scheduler hiccup above 10 ms makes the warning blame the
-			// client, even when the slots were the main cause (see
-			// ScheduleStats.finish); on a busy machine that happens.
-			t.Logf("warning blames the client (scheduler lag %s): %q", sched.MaxSchedulerLag, sched.Warning)
-		} else {
-			t.Errorf("warning %q does not mention the in-flight slots", sched.Warning)
-		}
-	}
+	// The evidence (a second without success while operations were in
+	// flight, and slot waits outweighing the scheduler's lag by far) names
+	// the stall, on a busy machine too.
+	checkStallNamed(t, sched, stall, res.Start, stallStart)
 }
 
 // TestOpenLoopStallVirtualTime is the coordinated-omission test again, in
@@ -265,7 +259,7 @@ func TestOpenLoopStallVirtualTime(t *testing.T) {
 		res := drive(t.Context(), cfg, func(ctx context.Context, pr *phaseRun) {
 			e.openLoop(ctx, pr.issueCtx, pr, ol, m, &bound{funcs: []op.Func{get}, timeouts: []time.Duration{time.Minute}}, 0)
 		})
-		ol.stats.finish(slots)
+		ol.stats.finish(slots, typicalService(res.Service))
 
 		resp := opStats(t, res.Registry, "get")
 		svc := opStats(t, res.Service, "get")
@@ -279,9 +273,8 @@ func TestOpenLoopStallVirtualTime(t *testing.T) {
 			t.Fatalf("status %s, errors %v", res.Status, resp.Errors)
 		}
 
-		// 800 due in [0, 4 s); one more if the scheduler sees 4 s before
-		// the stop, which then cuts it off.
-		if st.Scheduled < 800 || st.Scheduled > 801 || resp.Count != 800 {
+		// 800 due in [0, 4 s): the one due at 4 s exactly is not.
+		if st.Scheduled != 800 || st.Pending != 0 || resp.Count != 800 {
 			t.Errorf("scheduled %d, recorded %d, want 800", st.Scheduled, resp.Count)
 		}
 
@@ -314,8 +307,15 @@ func TestOpenLoopStallVirtualTime(t *testing.T) {
 				st.Late, st.MaxWait, st.MaxSchedulerLag)
 		}
 
-		if !strings.Contains(st.Warning, "all 8 in-flight slots were busy") {
-			t.Errorf("warning %q does not blame the in-flight slots", st.Warning)
+		// The last success before the stall came at 1.496 s, the first
+		// after it at 2.501 s; sampled every 10 ms.
+		if st.Stall < 990*time.Millisecond || st.Stall > 1010*time.Millisecond ||
+			st.StallAt < 1490*time.Millisecond || st.StallAt > 1500*time.Millisecond || st.StallInFlight != slots {
+			t.Errorf("stall %s at %s with %d in flight, want ≈ 1s at 1.5s with %d", st.Stall, st.StallAt, st.StallInFlight, slots)
+		}
+
+		if !strings.Contains(st.Warning, "the server stalled for ~1.0s at 00:01.5") {
+			t.Errorf("warning %q does not name the stall", st.Warning)
 		}
 	})
 }

@@ -15,10 +15,6 @@ import (
 // microseconds; a millisecond means it waited for a slot.
 const LateThreshold = time.Millisecond
 
-// schedulerLagWarning is the scheduler's own lateness above which the client
-// is reported as saturated (it could not even wake up on time).
-const schedulerLagWarning = 10 * time.Millisecond
-
 // ScheduleStats says how well an open-loop schedule was kept. Late and
 // dropped operations are counted instead of silently falling behind.
 type ScheduleStats struct {
@@ -51,14 +47,41 @@ type ScheduleStats struct {
 	// (the client is saturated).
 	LateForSlot, LateForClient int64
 
+	// SlotWait and ClientLag add up, over the late operations, the time
+	// spent waiting for a free slot and the time the scheduler took to
+	// hand them out: the weight of each cause, which counts alone do not
+	// give (a stall makes few operations wait long, a busy client many
+	// wait a little).
+	SlotWait, ClientLag time.Duration
+
+	// MaxSlotWait is the longest a late operation waited for a free slot.
+	MaxSlotWait time.Duration
+
+	// Stall is the longest time during measurement in which operations
+	// were in flight and none succeeded, sampled every stallSample;
+	// StallAt is when it began, from the end of warm-up (negative if in
+	// warm-up), and StallInFlight how many were in flight at most.
+	Stall, StallAt time.Duration
+	StallInFlight  int
+
 	// Warning explains, when the schedule was not kept, the likely cause.
 	Warning string
 
 	mu sync.Mutex
 }
 
-// finish derives the warning once the phase is over.
-func (st *ScheduleStats) finish(slots int) {
+// minStall is the shortest stall that can be named as the cause of a
+// schedule not kept, and stallFactor how many typical service times it must
+// last: a server that is merely slow never lets that long pass without an
+// answer while operations wait.
+const (
+	minStall    = 200 * time.Millisecond
+	stallFactor = 10
+)
+
+// finish derives the warning once the phase is over; typical is the phase's
+// median service time, against which a stall is judged.
+func (st *ScheduleStats) finish(slots int, typical time.Duration) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 
@@ -72,15 +95,41 @@ func (st *ScheduleStats) finish(slots int) {
 	what := fmt.Sprintf("of %d operations due, %d started late, %d were dropped and %d were still waiting at the end",
 		st.Scheduled, st.Late, st.Dropped, st.Pending)
 
-	if st.LateForClient > st.LateForSlot && st.Dropped == 0 {
-		st.Warning = fmt.Sprintf("%s: the client is saturated (its scheduler handed operations out up to %s late); "+
-			"lower the rate or give mongobench more CPU", what, st.MaxSchedulerLag.Round(time.Millisecond))
+	st.Warning = what + ": " + st.cause(slots, typical)
+}
 
-		return
+// cause names, from the evidence, why the schedule was not kept. Waiting
+// for slots outweighs the scheduler's lag when the late operations spent
+// more time in all waiting for a slot than being handed out, or when the
+// backlog overflowed (operations queue only behind busy slots); a stall is
+// the cause when, besides, the server went long without any success while
+// operations were in flight. Otherwise the client could not keep up.
+func (st *ScheduleStats) cause(slots int, typical time.Duration) string {
+	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+
+	if st.SlotWait < st.ClientLag && st.Dropped == 0 {
+		return fmt.Sprintf("the client is saturated: its scheduler handed operations out up to %s late "+
+			"(%s in all, against %s spent waiting for a slot); lower the rate or give mongobench more CPU",
+			ms(st.MaxSchedulerLag), ms(st.ClientLag), ms(st.SlotWait))
 	}
 
-	st.Warning = fmt.Sprintf("%s: all %d in-flight slots were busy, so the server answered slower than the offered rate "+
-		"(rate × latency > max_in_flight; waits up to %s are in the response times)", what, slots, st.MaxWait.Round(time.Millisecond))
+	if st.Stall >= minStall && st.Stall >= stallFactor*typical {
+		return fmt.Sprintf("the server stalled for ~%.1fs at %s (no operation succeeded while up to %d were in flight), "+
+			"so the in-flight slots filled and operations due meanwhile waited for one, up to %s; the waits are in the response times",
+			st.Stall.Seconds(), offsetClock(st.StallAt), st.StallInFlight, ms(st.MaxSlotWait))
+	}
+
+	return fmt.Sprintf("all %d in-flight slots were busy, so the server answered slower than the offered rate "+
+		"(rate × latency > max_in_flight; waits up to %s are in the response times)", slots, ms(st.MaxWait))
+}
+
+// offsetClock formats an offset from the end of warm-up.
+func offsetClock(d time.Duration) string {
+	if d < 0 {
+		return fmt.Sprintf("%.1fs before the end of warm-up", (-d).Seconds())
+	}
+
+	return clock(d)
 }
 
 // openLoop is an open-loop executor's configuration and counters.
@@ -98,6 +147,10 @@ type openLoop struct {
 	scheduled, late, dropped, pending atomic.Int64
 	lateForSlot, lateForClient        atomic.Int64
 	maxWait, maxLag                   atomic.Int64
+	slotWait, clientLag, maxSlotWait  atomic.Int64
+
+	// stall is written by watchStalls only, and read after it stopped.
+	stall stallWatch
 }
 
 // dispatch is a due operation handed to a slot.
@@ -152,7 +205,12 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 					ol.late.Add(1)
 					storeMax(&ol.maxWait, int64(wait))
 
-					if start.Sub(d.sent) >= d.sent.Sub(due) {
+					forSlot, forClient := start.Sub(d.sent), d.sent.Sub(due)
+					ol.slotWait.Add(int64(forSlot))
+					ol.clientLag.Add(int64(forClient))
+					storeMax(&ol.maxSlotWait, int64(forSlot))
+
+					if forSlot >= forClient {
 						ol.lateForSlot.Add(1)
 					} else {
 						ol.lateForClient.Add(1)
@@ -164,9 +222,19 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 		})
 	}
 
+	watchDone := make(chan struct{})
+	watching := make(chan struct{})
+
+	go func() {
+		defer close(watching)
+		ol.stall.watch(watchDone, pr)
+	}()
+
 	e.schedule(stop, pr, ol, queue)
 	close(queue)
 	wg.Wait()
+	close(watchDone)
+	<-watching
 
 	ol.stats.mu.Lock()
 	ol.stats.Scheduled = ol.scheduled.Load()
@@ -177,6 +245,12 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 	ol.stats.MaxSchedulerLag = time.Duration(ol.maxLag.Load())
 	ol.stats.LateForSlot = ol.lateForSlot.Load()
 	ol.stats.LateForClient = ol.lateForClient.Load()
+	ol.stats.SlotWait = time.Duration(ol.slotWait.Load())
+	ol.stats.ClientLag = time.Duration(ol.clientLag.Load())
+	ol.stats.MaxSlotWait = time.Duration(ol.maxSlotWait.Load())
+	ol.stats.Stall = ol.stall.longest.length
+	ol.stats.StallAt = ol.stall.longest.start.Sub(pr.measureFrom)
+	ol.stats.StallInFlight = ol.stall.longest.inFlight
 	ol.stats.mu.Unlock()
 }
 
@@ -193,11 +267,11 @@ func (e *Engine) schedule(stop context.Context, pr *phaseRun, ol *openLoop, queu
 
 	// Operations that came due but that a lagging scheduler never reached
 	// are counted as pending, so that "of N due" tells the truth.
-	defer ol.countUnreached(sched, pr.measureFrom)
+	defer ol.countUnreached(sched, pr.measureFrom, pr.phaseEnd())
 
 	for stop.Err() == nil {
 		due, ok := sched.Peek()
-		if !ok {
+		if !ok || pr.pastEnd(due) {
 			return
 		}
 
@@ -240,12 +314,17 @@ const maxUnreached = 10_000_000
 
 // countUnreached counts the operations due by now that the scheduler did not
 // hand out before it stopped.
-func (ol *openLoop) countUnreached(sched *schedule.Schedule, measureFrom time.Time) {
+func (ol *openLoop) countUnreached(sched *schedule.Schedule, measureFrom, end time.Time) {
 	now := time.Now()
+	if !end.IsZero() && end.Before(now) {
+		now = end
+	}
 
 	for range maxUnreached {
+		// The measured time is [start, end): an operation due exactly
+		// at the end is not due.
 		due, ok := sched.Peek()
-		if !ok || due.After(now) {
+		if !ok || due.After(now) || (!end.IsZero() && !due.Before(end)) {
 			return
 		}
 
@@ -255,5 +334,79 @@ func (ol *openLoop) countUnreached(sched *schedule.Schedule, measureFrom time.Ti
 			ol.scheduled.Add(1)
 			ol.pending.Add(1)
 		}
+	}
+}
+
+// phaseEnd is the planned end of measurement, zero when the phase has no
+// planned duration.
+func (pr *phaseRun) phaseEnd() time.Time {
+	if pr.phase.Duration <= 0 {
+		return time.Time{}
+	}
+
+	return pr.measureFrom.Add(pr.phase.Duration)
+}
+
+// pastEnd reports whether an operation due at due falls at or after the
+// planned end: measured time is [start, end), so a rate of r for d seconds
+// offers exactly r×d operations.
+func (pr *phaseRun) pastEnd(due time.Time) bool {
+	return pr.phase.Duration > 0 && !due.Before(pr.measureFrom.Add(pr.phase.Duration))
+}
+
+// stallSample is how often watchStalls looks at the operations in flight.
+const stallSample = 10 * time.Millisecond
+
+// stallWatch finds the longest stall of a phase: a time in which operations
+// were in flight and none succeeded. It samples instead of hooking every
+// completion, so that it costs the operations nothing: the time of the last
+// success is recorded anyway, and the watchdog knows which slots are busy.
+type stallWatch struct {
+	longest, current stall
+}
+
+// stall is one stretch without success while operations were in flight.
+type stall struct {
+	start    time.Time
+	length   time.Duration
+	inFlight int
+}
+
+// watch samples until done is closed. Only stalls seen during measurement
+// count (one that began in warm-up counts from its start).
+func (sw *stallWatch) watch(done <-chan struct{}, pr *phaseRun) {
+	t := time.NewTicker(stallSample)
+	defer t.Stop()
+
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			if now.Before(pr.measureFrom) {
+				continue
+			}
+
+			sw.sample(now, time.Unix(0, pr.lastSuccess.Load()), pr.watchdog.inFlight())
+		}
+	}
+}
+
+// sample notes one observation: at now, n operations in flight, the last
+// success at last.
+func (sw *stallWatch) sample(now, last time.Time, n int) {
+	if n == 0 || !now.After(last) {
+		return
+	}
+
+	if !sw.current.start.Equal(last) {
+		sw.current = stall{start: last}
+	}
+
+	sw.current.length = now.Sub(last)
+	sw.current.inFlight = max(sw.current.inFlight, n)
+
+	if sw.current.length > sw.longest.length {
+		sw.longest = sw.current
 	}
 }

@@ -93,6 +93,23 @@ func (w *watchdog) slot(parent context.Context) *opSlot {
 	return sl
 }
 
+// inFlight counts the slots with an operation in flight.
+func (w *watchdog) inFlight() int {
+	w.mu.Lock()
+	slots := w.slots
+	w.mu.Unlock()
+
+	n := 0
+
+	for _, sl := range slots {
+		if sl.deadline.Load() != 0 {
+			n++
+		}
+	}
+
+	return n
+}
+
 // run checks the slots every watchdogPeriod until ctx is done.
 func (w *watchdog) run(ctx context.Context) {
 	t := time.NewTicker(watchdogPeriod)
