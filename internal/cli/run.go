@@ -91,7 +91,8 @@ exits at once.`,
 	fl.Int64Var(&f.seed, "seed", 0, "seed for generated data, overriding the workload's seed")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; only the final table and messages")
 	fl.BoolVar(&f.allowExisting, "allow-existing-db", false,
-		"use the workload's database even though mongobench did not create it (it is then never dropped)")
+		"use the workload's database even though mongobench did not create it: only the workload's collections are "+
+			"created there and removed after the run; the database and its other collections are never touched")
 	fl.BoolVar(&f.keepDB, "keep-db", false, "keep the workload's database after the run instead of dropping it")
 	fl.BoolVar(&f.report, "report", false, "also write an HTML report next to the results file")
 	fl.BoolVar(&f.noExplain, "no-explain", false, "do not explain the query operations after the run")
@@ -283,7 +284,7 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 		return nil, nil, err
 	}
 
-	if !f.keepDB && own.Owned {
+	if !f.keepDB {
 		defer dropAfterRun(st, tgt, spec.Database, own)
 	}
 
@@ -410,14 +411,22 @@ func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res 
 // exit by seconds, not by the driver's timeouts.
 const cleanupTimeout = 3 * time.Second
 
-// dropAfterRun drops the database mongobench created for the run, giving up
-// after cleanupTimeout.
+// dropAfterRun drops the database mongobench created for the run, or, in a
+// database it was only allowed to use, the collections it created there;
+// it gives up after cleanupTimeout.
 func dropAfterRun(st *State, tgt *openedTarget, db string, own target.Ownership) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 
-	if err := target.Drop(ctx, tgt.client, db, own); err != nil {
+	drop := target.Drop
+	if !own.Owned {
+		drop = func(ctx context.Context, client *mongo.Client, _ string, own target.Ownership) error {
+			return target.RemoveCollections(ctx, client, own)
+		}
+	}
+
+	if err := drop(ctx, tgt.client, db, own); err != nil {
 		msg := redact.Error(err, tgt.uri)
 		if ctx.Err() != nil || errkind.Of(err) == errkind.Network {
 			msg = fmt.Sprintf("gave up after %s: the server could not be reached", time.Since(start).Round(100*time.Millisecond))
@@ -463,8 +472,11 @@ func interruptContext(st *State) (context.Context, func()) {
 }
 
 // prepareDatabase claims the workload's database and gives it a clean
-// slate: dropped and re-created with its collections and indexes, so that
-// every run starts from the same state.
+// slate, so that every run starts from the same state: a database
+// mongobench owns has its collections dropped; in a database it may only use
+// (--allow-existing-db), the collections an earlier run left are dropped and
+// the workload's are recorded as mongobench's. Then the collections and
+// indexes are created.
 func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.Spec, allowExisting bool) (target.Ownership, error) {
 	own, err := target.Claim(ctx, client, spec.Database, allowExisting)
 	if err != nil {
@@ -480,11 +492,41 @@ func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.S
 		if err := target.Reset(ctx, client, spec.Database, own); err != nil {
 			return own, failed("resetting database %q: %v", spec.Database, err)
 		}
+	} else if err := claimCollections(ctx, client, spec, &own); err != nil {
+		return own, err
 	}
 
 	if err := createSchema(ctx, client.Database(spec.Database), spec); err != nil {
+		if !own.Owned {
+			_ = target.RemoveCollections(ctx, client, own)
+		}
+
 		return own, err
 	}
 
 	return own, nil
+}
+
+// claimCollections records, in a database the user allowed mongobench to use
+// (--allow-existing-db), the workload's collections as mongobench's, after
+// removing those an earlier run left; a collection of the same name that
+// mongobench did not create is bad input.
+func claimCollections(ctx context.Context, client *mongo.Client, spec *workload.Spec, own *target.Ownership) error {
+	names := make([]string, 0, len(spec.Collections))
+	for _, c := range spec.Collections {
+		names = append(names, c.Name)
+	}
+
+	err := target.ClaimCollections(ctx, client, own, names)
+
+	var cee *target.CollectionExistsError
+	if errors.As(err, &cee) {
+		return badInput("%s", err)
+	}
+
+	if err != nil {
+		return failed("preparing database %q: %v", spec.Database, err)
+	}
+
+	return nil
 }

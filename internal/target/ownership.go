@@ -46,6 +46,11 @@ type Ownership struct {
 	// CreatedAt is when mongobench first created the database, per its
 	// marker; zero if not owned or if the marker lacks the time.
 	CreatedAt time.Time
+
+	// Collections are the collections mongobench created in a database
+	// it does not own (see ClaimCollections); RemoveCollections drops
+	// them, and only them, after the run.
+	Collections []string
 }
 
 // NotOwnedError reports that mongobench refused to modify a database because
