@@ -357,12 +357,17 @@ func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res 
 		return failed("%s", msg)
 	}
 
-	var ok, bad int64
+	var (
+		ok, bad  int64
+		measured bool
+	)
 
 	for _, p := range res.Phases {
 		if p.Excluded {
 			continue
 		}
+
+		measured = true
 
 		for _, o := range p.Operations {
 			ok += o.Count
@@ -373,7 +378,7 @@ func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res 
 	}
 
 	// A run that measured nothing is no result, whatever the error budget.
-	if ok == 0 {
+	if ok == 0 && measured {
 		msg := "no operation succeeded in the measured phases"
 		if bad > 0 {
 			msg = fmt.Sprintf("all %d operations failed; no operation succeeded in the measured phases", bad)
