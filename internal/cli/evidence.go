@@ -25,6 +25,9 @@ type sampling struct {
 	client  *mongo.Client
 	sampler *serverstats.Sampler
 	phase   atomic.Value // string: the phase running now
+
+	// ctx is sampling's context, cancelled when the run did not complete.
+	ctx context.Context
 }
 
 // startSampling connects a second client and starts sampling; it returns
@@ -37,7 +40,7 @@ func startSampling(ctx context.Context, st *State, t *openedTarget, spec *worklo
 		return nil
 	}
 
-	s := &sampling{client: client}
+	s := &sampling{client: client, ctx: ctx}
 	s.phase.Store("setup")
 
 	colls := make([]string, 0, len(spec.Collections))
@@ -71,10 +74,20 @@ func (s *sampling) stop() *result.Server {
 
 	out := s.sampler.Stop()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
+	disconnect := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
 
-	_ = s.client.Disconnect(ctx)
+		_ = s.client.Disconnect(ctx)
+	}
+
+	// After a run that did not complete the server may not answer: the
+	// counters' own connection is let go without holding up the exit.
+	if s.ctx.Err() != nil {
+		go disconnect()
+	} else {
+		disconnect()
+	}
 
 	return out
 }

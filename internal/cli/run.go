@@ -288,9 +288,14 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 		defer dropAfterRun(st, tgt, spec.Database, own)
 	}
 
+	// Sampling stops without a final sample when the run did not complete
+	// (its server may be unreachable): see stopSampling below.
+	sctx, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+
 	var smp *sampling
 	if opts.evidence && f.statsInterval > 0 {
-		smp = startSampling(ctx, st, tgt, spec, f.statsInterval)
+		smp = startSampling(sctx, st, tgt, spec, f.statsInterval)
 	}
 
 	eng := &runner.Engine{
@@ -330,6 +335,10 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 	}
 
 	res := rb.build(final)
+	if final == nil || final.Status != runner.StatusCompleted {
+		stopSampling()
+	}
+
 	res.Server = smp.stop()
 
 	// An aborted run's server is unreachable or failing: explaining would
