@@ -433,8 +433,9 @@ func dropAfterRun(st *State, tgt *openedTarget, db string, own target.Ownership)
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 
-	drop := target.Drop
+	drop, what := target.Drop, fmt.Sprintf("drop database %q", db)
 	if !own.Owned {
+		what = fmt.Sprintf("remove mongobench's collections from database %q", db)
 		drop = func(ctx context.Context, client *mongo.Client, _ string, own target.Ownership) error {
 			return target.RemoveCollections(ctx, client, own)
 		}
@@ -446,7 +447,7 @@ func dropAfterRun(st *State, tgt *openedTarget, db string, own target.Ownership)
 			msg = fmt.Sprintf("gave up after %s: the server could not be reached", time.Since(start).Round(100*time.Millisecond))
 		}
 
-		fmt.Fprintf(st.Stderr, "Warning: could not drop database %q after the run: %s\n", db, msg)
+		fmt.Fprintf(st.Stderr, "Warning: could not %s after the run: %s\n", what, msg)
 	}
 }
 
