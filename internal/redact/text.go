@@ -1,0 +1,132 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// schemeRe finds the start of a URL with an authority ("scheme://") in free
+// text. Any scheme counts, not only mongodb: PostgreSQL URLs and other
+// connection strings carry passwords the same way.
+var schemeRe = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://`)
+
+// assignRe finds key=value pairs in free text whose key may name a secret,
+// such as "password=hunter2" in a message that quotes part of a query.
+var assignRe = regexp.MustCompile(`([A-Za-z0-9_.-]+)=([^\s&;,"']*)`)
+
+// Text returns s with every connection string in it redacted as by URI and
+// the values of key=value pairs whose key names a secret (see IsSecretKey)
+// replaced by Mask. It is meant for free text (error messages, notes, a
+// server's answer) that may quote a connection string.
+//
+// A connection string ends at the first white space, so a password
+// containing white space is only partly recognised; connection strings
+// with such passwords must be scrubbed where they are known (Error).
+func Text(s string) string {
+	if strings.Contains(s, "://") {
+		s = redactURIsInText(s)
+	}
+
+	if strings.Contains(s, "=") {
+		s = assignRe.ReplaceAllStringFunc(s, func(m string) string {
+			key, value, _ := strings.Cut(m, "=")
+			if value == "" || value == Mask || !IsSecretKey(key) {
+				return m
+			}
+
+			return key + "=" + Mask
+		})
+	}
+
+	return s
+}
+
+// redactURIsInText redacts each "scheme://..." token of s, a token ending
+// at white space.
+func redactURIsInText(s string) string {
+	var b strings.Builder
+
+	b.Grow(len(s))
+
+	for {
+		loc := schemeRe.FindStringIndex(s)
+		if loc == nil {
+			b.WriteString(s)
+
+			return b.String()
+		}
+
+		b.WriteString(s[:loc[0]])
+
+		end := strings.IndexAny(s[loc[0]:], " \t\r\n")
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += loc[0]
+		}
+
+		b.WriteString(URI(s[loc[0]:end]))
+		s = s[end:]
+	}
+}
+
+// IsSecretKey reports whether a field or option name names a secret:
+// passwords, pass phrases, secrets, tokens, credentials and keys that are
+// secret by name (api_key, accessKey, private-key, ...). Case and the
+// separators '_', '-', '.' and ' ' are ignored. Plain "key" and "keys" are
+// not secrets: workloads use them for index keys.
+func IsSecretKey(name string) bool {
+	n := normalizeKey(name)
+	if n == "" {
+		return false
+	}
+
+	switch n {
+	case "pwd", "pass", "passwd", "auth":
+		return true
+	}
+
+	for _, w := range [...]string{"password", "passwd", "passphrase", "secret", "token", "credential", "pwd"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+
+	if strings.HasSuffix(n, "key") || strings.HasSuffix(n, "keys") {
+		for _, p := range [...]string{"api", "access", "private", "session", "auth", "encryption", "signing", "master", "client", "license", "account"} {
+			if strings.Contains(n, p) {
+				return true
+			}
+		}
+	}
+
+	return false
+}
+
+// normalizeKey lower-cases name and drops the separators people put
+// between words, so that apiKey, api_key and API-KEY compare equal.
+func normalizeKey(name string) string {
+	var b strings.Builder
+
+	for _, r := range strings.ToLower(strings.TrimSpace(name)) {
+		switch r {
+		case '_', '-', '.', ' ', '"', '\'':
+			continue
+		}
+
+		b.WriteRune(r)
+	}
+
+	return b.String()
+}
+
+// Ambiguous reports whether s is a connection string whose user name and
+// password cannot be told apart from its hosts reliably: an unescaped '@',
+// '/', '?' or '#' in the user information. The MongoDB driver splits at the
+// first '@' while the password may continue past it, so a driver error
+// about "the host" would quote part of the password; such strings must be
+// rejected before the driver sees them, with a message that shows them
+// redacted.
+func Ambiguous(s string) bool {
+	return parse(s).malformed
+}
