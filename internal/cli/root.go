@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mongobench/mongobench/internal/redact"
 )
 
 // Exit codes, as documented in the README.
@@ -62,7 +64,9 @@ func Main(st *State) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(st.Stderr, "Error:", ee.msg)
+			// A last line of defence: messages are scrubbed where they
+			// are made, but any connection string left in one is masked.
+			fmt.Fprintln(st.Stderr, "Error:", redact.Text(ee.msg))
 		}
 
 		return ee.code

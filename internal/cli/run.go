@@ -48,8 +48,11 @@ and writes a results file (JSON) that report and compare commands read.
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible
-deployment; authentication and TLS options go in the URI. Passwords are never
-printed or saved.
+deployment; authentication and TLS options go in the URI. Without --uri, the
+MONGOBENCH_URI environment variable is used if set (--uri wins). ${NAME} in
+--uri, --target uri:... and the workload's targets[].uri is replaced by the
+environment variable NAME at run time, so passwords can stay out of files and
+command lines. Passwords are never printed or saved.
 
 Ctrl-C stops the run gracefully and writes the results so far; a second Ctrl-C
 exits at once.`,
@@ -75,7 +78,7 @@ exits at once.`,
 	}
 
 	fl := c.Flags()
-	fl.StringVar(&f.uri, "uri", "", "MongoDB connection string (default: start an embedded FerretDB)")
+	fl.StringVar(&f.uri, "uri", "", "MongoDB connection string (default: $MONGOBENCH_URI, else start an embedded FerretDB)")
 	fl.StringVarP(&f.out, "out", "o", "", "results file (default results/<workload>-<timestamp>.json)")
 	fl.DurationVar(&f.duration, "duration", 0, "measured duration, overriding the workload's run.duration")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "number of workers, overriding the workload's run.concurrency")
@@ -100,7 +103,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	w, errs := loadWorkload(path, seed)
 	if len(errs) > 0 {
 		for _, err := range errs {
-			fmt.Fprintln(st.Stderr, err)
+			fmt.Fprintln(st.Stderr, redact.Text(err.Error()))
 		}
 
 		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
@@ -111,8 +114,16 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return err
 	}
 
+	if err := resolveURIFlag(st, f); err != nil {
+		return err
+	}
+
 	targets, err := targetSpecs(w.spec, f)
 	if err != nil {
+		return err
+	}
+
+	if err := expandTargetURIs(st, path, w.spec, targets, len(f.targets)); err != nil {
 		return err
 	}
 
@@ -151,6 +162,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	res, final, err := executeTrial(ctx, st, f, tgt, info, path, variants[0], trialOptions{evidence: true})
 	if err != nil {
 		return err
+	}
+
+	if res, err = result.Sanitize(res); err != nil { // what is printed is what is saved
+		return failed("writing results: %v", err)
 	}
 
 	out := resultsPath(f.out, w.spec.Name, res.StartedAt)

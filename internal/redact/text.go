@@ -14,10 +14,15 @@ var schemeRe = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://`)
 // such as "password=hunter2" in a message that quotes part of a query.
 var assignRe = regexp.MustCompile(`([A-Za-z0-9_.-]+)=([^\s&;,"']*)`)
 
-// Text returns s with every connection string in it redacted as by URI and
-// the values of key=value pairs whose key names a secret (see IsSecretKey)
-// replaced by Mask. It is meant for free text (error messages, notes, a
-// server's answer) that may quote a connection string.
+// jsonKeyRe finds "key": in JSON or extended JSON quoted in free text, such
+// as a command or a server's answer.
+var jsonKeyRe = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*`)
+
+// Text returns s with every connection string in it redacted as by URI, and
+// the values of key=value pairs and of JSON "key": value pairs whose key
+// names a secret (see IsSecretKey) replaced by Mask. It is meant for free
+// text (error messages, notes, a command or a server's answer quoted as
+// extended JSON) that may quote a connection string or a secret field.
 //
 // A connection string ends at the first white space, so a password
 // containing white space is only partly recognised; connection strings
@@ -38,7 +43,135 @@ func Text(s string) string {
 		})
 	}
 
+	if strings.Contains(s, `":`) || strings.Contains(s, `" :`) {
+		s = maskJSONSecrets(s)
+	}
+
 	return s
+}
+
+// maskJSONSecrets masks the values of secret keys in JSON text: a string or
+// number value, or every string and number inside an object or array value
+// (its keys kept), so "password": {"$eq": "x"} is masked too. The text
+// outside those values is kept byte for byte.
+func maskJSONSecrets(s string) string {
+	var b strings.Builder
+
+	for {
+		loc := jsonKeyRe.FindStringSubmatchIndex(s)
+		if loc == nil {
+			b.WriteString(s)
+
+			return b.String()
+		}
+
+		b.WriteString(s[:loc[1]])
+		rest := s[loc[1]:]
+
+		if !IsSecretKey(s[loc[2]:loc[3]]) {
+			s = rest
+
+			continue
+		}
+
+		end := jsonValueEnd(rest)
+		b.WriteString(maskJSONScalars(rest[:end]))
+		s = rest[end:]
+	}
+}
+
+// jsonValueEnd returns the length of the JSON value at the start of s: a
+// string, a bracketed object or array (to its matching bracket, or the end
+// of s), or a bare scalar up to the next ',', '}', ']' or white space.
+func jsonValueEnd(s string) int {
+	if s == "" {
+		return 0
+	}
+
+	switch s[0] {
+	case '"':
+		return stringEnd(s)
+	case '{', '[':
+		depth := 0
+
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case '"':
+				i += stringEnd(s[i:]) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+
+		return len(s)
+	}
+
+	if i := strings.IndexAny(s, ",}] \t\r\n"); i >= 0 {
+		return i
+	}
+
+	return len(s)
+}
+
+// stringEnd returns the length of the JSON string literal at the start of
+// s, closing quote included, or len(s) when it is not closed.
+func stringEnd(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+
+	return len(s)
+}
+
+// maskJSONScalars replaces every string and bare scalar of the JSON value v
+// by Mask, except object keys and the literals true, false and null.
+func maskJSONScalars(v string) string {
+	var b strings.Builder
+
+	for i := 0; i < len(v); {
+		c := v[i]
+
+		switch {
+		case c == '"':
+			n := stringEnd(v[i:])
+			if strings.HasPrefix(strings.TrimLeft(v[i+n:], " \t\r\n"), ":") {
+				b.WriteString(v[i : i+n]) // a key
+			} else {
+				b.WriteString(`"` + Mask + `"`)
+			}
+
+			i += n
+		case strings.ContainsRune("{}[],: \t\r\n", rune(c)):
+			b.WriteByte(c)
+			i++
+		default:
+			n := jsonValueEnd(v[i:])
+			if n == 0 {
+				n = 1
+			}
+
+			switch lit := v[i : i+n]; lit {
+			case "true", "false", "null":
+				b.WriteString(lit)
+			default:
+				b.WriteString(`"` + Mask + `"`)
+			}
+
+			i += n
+		}
+	}
+
+	return b.String()
 }
 
 // redactURIsInText redacts each "scheme://..." token of s, a token ending

@@ -7,10 +7,11 @@ import (
 
 // yamlKeyRe finds "key:" in a line of YAML, block or flow style: the key,
 // optionally quoted, is at the start of the line (after indentation and
-// any "- "), or follows '{' or ',' in a flow mapping. Group 1 is what
+// any "- ", or in a comment after "#"), follows '{' or ',' in a flow
+// mapping, or starts a comment at the end of a line. Group 1 is what
 // precedes the key, group 2 the key with its quotes, group 3 the colon and
 // the white space after it.
-var yamlKeyRe = regexp.MustCompile(`(^\s*(?:-\s+)*|[{,]\s*)("[^"]*"|'[^']*'|[A-Za-z0-9_.$ -]*[A-Za-z0-9_.$-])(\s*:(?:\s+|$))`)
+var yamlKeyRe = regexp.MustCompile(`(^\s*(?:#\s*)?(?:-\s+)*|[{,]\s*|\s#\s*)("[^"]*"|'[^']*'|[A-Za-z0-9_.$ -]*[A-Za-z0-9_.$-])(\s*:(?:\s+|$))`)
 
 // YAML returns the YAML text src with the values of secret keys (see
 // IsSecretKey) replaced by Mask, and every connection string in it, comments
