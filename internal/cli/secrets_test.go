@@ -268,3 +268,33 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestResolveURIFlag pins the precedence: --uri, else MONGOBENCH_URI, each
+// with ${NAME} expanded; a missing variable names the source.
+func TestResolveURIFlag(t *testing.T) {
+	env := map[string]string{"MONGOBENCH_URI": "mongodb://env-host/", "PW": "pw"}
+
+	for _, tc := range []struct {
+		flag, envURI, want, err string
+	}{
+		{flag: "mongodb://flag-host/", envURI: "mongodb://env-host/", want: "mongodb://flag-host/"},
+		{envURI: "mongodb://env-host/", want: "mongodb://env-host/"},
+		{want: ""},
+		{flag: "mongodb://u:${PW}@flag-host/", want: "mongodb://u:pw@flag-host/"},
+		{envURI: "mongodb://u:${PW}@env-host/", want: "mongodb://u:pw@env-host/"},
+		{flag: "mongodb://u:${NOPE}@h/", err: "--uri: environment variable NOPE is not set"},
+		{envURI: "mongodb://u:${NOPE}@h/", err: "MONGOBENCH_URI: environment variable NOPE is not set"},
+	} {
+		env["MONGOBENCH_URI"] = tc.envURI
+		st := &State{Getenv: func(k string) string { return env[k] }}
+		f := &runFlags{uri: tc.flag}
+
+		err := resolveURIFlag(st, f)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("flag %q, env %q: error %v, want %q", tc.flag, tc.envURI, err, tc.err)
+		case tc.err == "" && (err != nil || f.uri != tc.want):
+			t.Errorf("flag %q, env %q: %q, %v; want %q", tc.flag, tc.envURI, f.uri, err, tc.want)
+		}
+	}
+}

@@ -45,10 +45,11 @@ func WriteFile(path string, r *Result) error {
 	if err != nil {
 		return fmt.Errorf("write results file %s: %w", path, err)
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, clean, "", "  "); err != nil {
+	var indented, buf bytes.Buffer
+	if err := json.Indent(&indented, clean, "", "  "); err != nil {
 		return fmt.Errorf("write results file %s: %w", path, err)
 	}
+	json.HTMLEscape(&buf, indented.Bytes()) // as json.Marshal writes strings
 	buf.WriteByte('\n')
 	data := buf.Bytes()
 	return atomicfile.Write(path, func(w io.Writer) error {

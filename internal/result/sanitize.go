@@ -231,15 +231,18 @@ func (s *jsonSanitizer) array(key string, secret bool) error {
 	}
 }
 
-// writeString writes str as a JSON string, escaped as encoding/json
-// escapes it.
+// writeString writes str as a JSON string. '<', '>' and '&' are not
+// escaped, so that a sanitized spec reads as written wherever it is shown;
+// WriteFile escapes them in the file as encoding/json does.
 func (s *jsonSanitizer) writeString(str string) error {
-	b, err := json.Marshal(str)
-	if err != nil {
+	enc := json.NewEncoder(&s.out)
+	enc.SetEscapeHTML(false)
+
+	if err := enc.Encode(str); err != nil {
 		return err
 	}
 
-	s.out.Write(b)
+	s.out.Truncate(s.out.Len() - 1) // Encode's newline
 
 	return nil
 }
