@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"io"
 	"regexp"
 	"strings"
 )
@@ -262,4 +263,24 @@ func normalizeKey(name string) string {
 // redacted.
 func Ambiguous(s string) bool {
 	return parse(s).malformed
+}
+
+// Writer returns a writer that passes everything written to w through Text,
+// for log handlers and other streams whose messages mongobench does not
+// build itself. Each Write is masked on its own, so a connection string
+// split across two writes is not recognised; log handlers write a record
+// at a time.
+func Writer(w io.Writer) io.Writer { return textWriter{w} }
+
+type textWriter struct{ w io.Writer }
+
+// Write masks p and writes it, reporting all of p as written when the
+// masked text was.
+func (t textWriter) Write(p []byte) (int, error) {
+	masked := Text(string(p))
+	if _, err := io.WriteString(t.w, masked); err != nil {
+		return 0, err
+	}
+
+	return len(p), nil
 }

@@ -249,3 +249,16 @@ func TestYAML(t *testing.T) {
 		})
 	}
 }
+
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+
+	w := Writer(&b)
+
+	line := "level=INFO msg=connecting uri=mongodb://bob:" + canary + "@h/ password=" + canary + "\n"
+	if n, err := w.Write([]byte(line)); err != nil || n != len(line) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(line))
+	}
+
+	assertMasked(t, b.String(), "level=INFO msg=connecting uri=mongodb://bob:xxxxx@h/ password=xxxxx\n", canary)
+}
