@@ -213,6 +213,12 @@ func TestNoSecretWrittenAnywhere(t *testing.T) {
 		t.Error("plain.html does not show the masked workload source")
 	}
 
+	// The saved workload keeps its ${NAME} reference as written.
+	if res, err := os.ReadFile(path("matrix.json")); err == nil &&
+		!bytes.Contains(res, []byte(`mongodb://bench:${CANARY_PW}@`+hostPort)) {
+		t.Error("matrix.json does not keep ${CANARY_PW} in the workload source")
+	}
+
 	scanned := 0
 
 	err = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {

@@ -36,7 +36,7 @@ func Text(s string) string {
 	if strings.Contains(s, "=") {
 		s = assignRe.ReplaceAllStringFunc(s, func(m string) string {
 			key, value, _ := strings.Cut(m, "=")
-			if value == "" || value == Mask || !IsSecretKey(key) {
+			if value == "" || value == Mask || IsEnvRef(value) || !IsSecretKey(key) {
 				return m
 			}
 
@@ -263,6 +263,25 @@ func normalizeKey(name string) string {
 // redacted.
 func Ambiguous(s string) bool {
 	return parse(s).malformed
+}
+
+// envRefRe is a reference to an environment variable, as expanded in
+// connection strings at run time.
+var envRefRe = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
+
+// IsEnvRef reports whether s is exactly a ${NAME} reference to an
+// environment variable. Such a value names where the secret comes from and
+// is not a secret itself, so it is kept as written: a saved workload still
+// says mongodb://bench:${BENCH_PASSWORD}@db/, and can be run again as is.
+func IsEnvRef(s string) bool { return envRefRe.MatchString(s) }
+
+// maskUnlessEnvRef returns Mask, or s when it is a ${NAME} reference.
+func maskUnlessEnvRef(s string) string {
+	if IsEnvRef(s) {
+		return s
+	}
+
+	return Mask
 }
 
 // Writer returns a writer that passes everything written to w through Text,

@@ -189,7 +189,7 @@ func TestYAML(t *testing.T) {
 		{
 			name:    "env reference is kept",
 			in:      "  - {kind: uri, uri: \"mongodb://bob:${BENCH_PASSWORD}@h/\"}\n",
-			want:    "  - {kind: uri, uri: \"mongodb://bob:xxxxx@h/\"}\n",
+			want:    "  - {kind: uri, uri: \"mongodb://bob:${BENCH_PASSWORD}@h/\"}\n",
 			secrets: []string{canary},
 		},
 		{
@@ -214,6 +214,17 @@ func TestYAML(t *testing.T) {
 			name:    "comments",
 			in:      "# password: " + canary + "\n# see mongodb://bob:" + canary + "@h/\nname: x # token: " + canary + "\n",
 			secrets: []string{canary},
+		},
+		{
+			name: "env references kept under secret keys",
+			in:   "password: ${BENCH_PASSWORD}\ntoken: \"${TOKEN}\"\nuri: mongodb://h/?password=${PW}\n",
+			want: "password: ${BENCH_PASSWORD}\ntoken: \"${TOKEN}\"\nuri: mongodb://h/?password=${PW}\n",
+		},
+		{
+			name:    "a reference inside a longer password is no reference",
+			in:      "uri: mongodb://bob:x${PW}@h/\npassword: a${PW}\n",
+			want:    "uri: mongodb://bob:xxxxx@h/\npassword: xxxxx\n",
+			secrets: []string{"x${PW}", "a${PW}"},
 		},
 		{
 			name: "index keys untouched",

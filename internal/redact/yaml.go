@@ -80,6 +80,8 @@ func maskYAMLLine(line string) (string, int) {
 
 		trimmed := strings.TrimSpace(value)
 		switch {
+		case IsEnvRef(strings.Trim(trimmed, `"'`)):
+			continue // names the secret's variable: kept as written
 		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
 			// The value is on the next lines: mask them.
 			return line, loc[4]

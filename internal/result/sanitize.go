@@ -134,8 +134,10 @@ func (s *jsonSanitizer) value(tok json.Token, key string, secret bool) error {
 
 	case string:
 		switch {
-		case secret:
+		case secret && !redact.IsEnvRef(t):
 			t = redact.Mask
+		case secret:
+			// A ${NAME} reference names the secret's variable; kept.
 		case key == sourceKey:
 			t = redact.YAML(t)
 		default:
