@@ -13,7 +13,9 @@ var schemeRe = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://`)
 
 // assignRe finds key=value pairs in free text whose key may name a secret,
 // such as "password=hunter2" in a message that quotes part of a query.
-var assignRe = regexp.MustCompile(`([A-Za-z0-9_.-]+)=([^\s&;,"']*)`)
+// The key must start the text or follow a separator, so that a run of
+// base64 ending in '=' padding is never taken for one.
+var assignRe = regexp.MustCompile(`(^|[\s?&;,(\[{])([A-Za-z0-9_.-]{1,64})=([^\s&;,"'=][^\s&;,"']*)`)
 
 // jsonKeyRe finds "key": in JSON or extended JSON quoted in free text, such
 // as a command or a server's answer.
@@ -35,12 +37,12 @@ func Text(s string) string {
 
 	if strings.Contains(s, "=") {
 		s = assignRe.ReplaceAllStringFunc(s, func(m string) string {
-			key, value, _ := strings.Cut(m, "=")
-			if value == "" || value == Mask || IsEnvRef(value) || !IsSecretKey(key) {
+			sub := assignRe.FindStringSubmatch(m)
+			if value := sub[3]; value == Mask || IsEnvRef(value) || !IsSecretKey(sub[2]) {
 				return m
 			}
 
-			return key + "=" + Mask
+			return sub[1] + sub[2] + "=" + Mask
 		})
 	}
 

@@ -101,6 +101,11 @@ func TestText(t *testing.T) {
 			secrets: []string{canary},
 		},
 		{
+			name: "base64 is no key=value",
+			in:   "HISTFAAAACx4nJNpmSzMwMDAwgABzFCaEUzOmmIPYS0ypwpwdAAAOKQTg==",
+			want: "HISTFAAAACx4nJNpmSzMwMDAwgABzFCaEUzOmmIPYS0ypwpwdAAAOKQTg==",
+		},
+		{
 			name: "index keys are not secrets",
 			in:   `{"keys": {"a": 1}, "keysExamined": 3, "key": "x"}`,
 			want: `{"keys": {"a": 1}, "keysExamined": 3, "key": "x"}`,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mongobench/mongobench/internal/redact"
 )
@@ -24,9 +25,11 @@ import (
 //     workload, target URIs, matrix targets and trials) has its connection
 //     strings redacted as by redact.URI and its secret key=value pairs
 //     masked (redact.Text);
-//   - every value under a key that names a secret (password, secret,
-//     token, api_key, ...; see redact.IsSecretKey), at any depth of the
-//     parsed workload, is replaced by redact.Mask, nested values included;
+//   - every string under a key that names a secret (password, secret,
+//     token, api_key, ...; see redact.IsSecretKey) is replaced by
+//     redact.Mask, nested values included, and so is every number under
+//     such a key in the parsed workload; a value that is exactly a ${NAME}
+//     reference to an environment variable is kept;
 //   - the workload's source text is masked as YAML (redact.YAML): secret
 //     keys' values and connection strings, comments included.
 //
@@ -85,8 +88,21 @@ func SanitizeAll(results []*Result) ([]*Result, error) {
 	return out, nil
 }
 
-// sourceKey is the JSON key of the workload's source text, masked as YAML.
-const sourceKey = "source"
+// Keys the sanitizer treats specially.
+const (
+	// sourceKey is the workload's source text, masked as YAML.
+	sourceKey = "source"
+	// specKey is the parsed workload: generic JSON where numbers under a
+	// secret key are masked too. Elsewhere a secret-looking key is a name
+	// (a collection called "tokens" keys the server's statistics) over
+	// typed numbers, which stay.
+	specKey = "spec"
+)
+
+// isEncoded reports whether a key's string value is an encoding (base64
+// histograms) that free-text masking must not touch: a run of base64 can
+// look like "...pwd...=" by chance.
+func isEncoded(key string) bool { return strings.HasSuffix(key, "histogram") }
 
 // sanitizeJSON rewrites a JSON document with its secrets masked (see
 // Sanitize), keeping its structure and the order of its keys. The output is
@@ -100,7 +116,7 @@ func sanitizeJSON(data []byte) ([]byte, error) {
 		return nil, err
 	}
 
-	if err := s.value(tok, "", false); err != nil {
+	if err := s.value(tok, "", scope{}); err != nil {
 		return nil, err
 	}
 
@@ -117,27 +133,36 @@ type jsonSanitizer struct {
 	out bytes.Buffer
 }
 
+// scope is where a value sits in the document.
+type scope struct {
+	// secret says the value is under a secret key, so every string in it
+	// (and, in the spec, every number) is masked.
+	secret bool
+	// spec says the value is inside the parsed workload.
+	spec bool
+}
+
 // value copies one value that starts with tok. key is the object key it is
-// the value of (inherited by array elements), and secret says that it is
-// under a secret key, so every scalar in it is masked.
-func (s *jsonSanitizer) value(tok json.Token, key string, secret bool) error {
+// the value of (inherited by array elements).
+func (s *jsonSanitizer) value(tok json.Token, key string, sc scope) error {
 	switch t := tok.(type) {
 	case json.Delim:
 		switch t {
 		case '{':
-			return s.object(secret)
+			return s.object(sc)
 		case '[':
-			return s.array(key, secret)
+			return s.array(key, sc)
 		}
 
 		return fmt.Errorf("unexpected %q", t)
 
 	case string:
 		switch {
-		case secret && !redact.IsEnvRef(t):
+		case sc.secret && !redact.IsEnvRef(t):
 			t = redact.Mask
-		case secret:
-			// A ${NAME} reference names the secret's variable; kept.
+		case sc.secret, isEncoded(key):
+			// A ${NAME} reference names the secret's variable; an
+			// encoding is no text.
 		case key == sourceKey:
 			t = redact.YAML(t)
 		default:
@@ -147,7 +172,7 @@ func (s *jsonSanitizer) value(tok json.Token, key string, secret bool) error {
 		return s.writeString(t)
 
 	case json.Number:
-		if secret {
+		if sc.secret && sc.spec {
 			return s.writeString(redact.Mask)
 		}
 
@@ -167,7 +192,7 @@ func (s *jsonSanitizer) value(tok json.Token, key string, secret bool) error {
 	return nil
 }
 
-func (s *jsonSanitizer) object(secret bool) error {
+func (s *jsonSanitizer) object(sc scope) error {
 	s.out.WriteByte('{')
 
 	for n := 0; ; n++ {
@@ -202,13 +227,14 @@ func (s *jsonSanitizer) object(secret bool) error {
 			return err
 		}
 
-		if err := s.value(tok, key, secret || redact.IsSecretKey(key)); err != nil {
+		inner := scope{secret: sc.secret || redact.IsSecretKey(key), spec: sc.spec || key == specKey}
+		if err := s.value(tok, key, inner); err != nil {
 			return err
 		}
 	}
 }
 
-func (s *jsonSanitizer) array(key string, secret bool) error {
+func (s *jsonSanitizer) array(key string, sc scope) error {
 	s.out.WriteByte('[')
 
 	for n := 0; ; n++ {
@@ -227,7 +253,7 @@ func (s *jsonSanitizer) array(key string, secret bool) error {
 			s.out.WriteByte(',')
 		}
 
-		if err := s.value(tok, key, secret); err != nil {
+		if err := s.value(tok, key, sc); err != nil {
 			return err
 		}
 	}

@@ -70,7 +70,11 @@ func leakyResult(t *testing.T) *Result {
 		Error:   "explain via " + uri,
 	}}
 	r.Findings = []Finding{{Severity: "warning", Text: "token=" + canaryPlain + " seen"}}
-	r.Server = &Server{Supported: map[string]bool{"top": false}, Notes: []string{"top: refused for " + atURI}}
+	// A collection named like a secret keys typed numbers: they stay.
+	r.Server = &Server{
+		Supported: map[string]bool{"top": false}, Notes: []string{"top: refused for " + atURI},
+		Samples: []ServerSample{{Collections: map[string]map[string]int64{"user_tokens": {"count": 7}}}},
+	}
 
 	trial := buildResult(t)
 	trial.Workload = r.Workload
@@ -122,6 +126,10 @@ func TestSanitizeMasksEverySecret(t *testing.T) {
 		if !bytes.Contains(data, []byte(want)) {
 			t.Errorf("sanitized result lacks %s", want)
 		}
+	}
+
+	if got := clean.Server.Samples[0].Collections["user_tokens"]["count"]; got != 7 {
+		t.Errorf("statistics of collection user_tokens: count %d, want 7", got)
 	}
 
 	if errs := clean.Check(); len(errs) > 0 {
