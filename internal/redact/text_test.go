@@ -61,6 +61,20 @@ func TestText(t *testing.T) {
 			secrets: []string{"Canary%40S3cr3t", "S3cr3t"},
 		},
 		{
+			name:    "password with unescaped colon",
+			in:      "at mongodb://bob:" + canary + ":more@h/ failed",
+			want:    "at mongodb://bob:xxxxx@h/ failed",
+			secrets: []string{canary, "more"},
+		},
+		{
+			name: "secret options with credentials",
+			in: "mongodb://AKIA:" + canary + "@h/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:" + canary +
+				"&sslClientCertificateKeyPassword=" + canary + "&password=" + canary,
+			want: "mongodb://AKIA:xxxxx@h/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:xxxxx" +
+				"&sslClientCertificateKeyPassword=xxxxx&password=xxxxx",
+			secrets: []string{canary},
+		},
+		{
 			name:    "quoted uri",
 			in:      `uri: "mongodb://bob:` + canary + `@h/?authMechanism=PLAIN"`,
 			want:    `uri: "mongodb://bob:xxxxx@h/?authMechanism=PLAIN"`,
