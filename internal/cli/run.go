@@ -48,11 +48,11 @@ and writes a results file (JSON) that report and compare commands read.
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible
-deployment; authentication and TLS options go in the URI. Without --uri, the
-MONGOBENCH_URI environment variable is used if set (--uri wins). ${NAME} in
---uri, --target uri:... and the workload's targets[].uri is replaced by the
-environment variable NAME at run time, so passwords can stay out of files and
-command lines. Passwords are never printed or saved.
+deployment; authentication and TLS options go in the URI. The environment
+variable MONGOBENCH_URI stands for --uri when the flag is not given (the flag
+wins). ${NAME} in --uri, --target uri:... and the workload's targets[].uri is
+replaced by the environment variable NAME at run time, so passwords can stay
+out of files and command lines. Passwords are never printed or saved.
 
 Ctrl-C stops the run gracefully and writes the results so far; a second Ctrl-C
 exits at once.`,
