@@ -73,7 +73,7 @@ func Main(st *State) int {
 	}
 
 	// Anything else comes from cobra itself: unknown command or flag.
-	fmt.Fprintln(st.Stderr, "Error:", err)
+	fmt.Fprintln(st.Stderr, "Error:", redact.Text(err.Error()))
 	fmt.Fprintln(st.Stderr, "Run 'mongobench --help' for usage.")
 
 	return ExitBadInput

@@ -181,6 +181,7 @@ func TestNoSecretWrittenAnywhere(t *testing.T) {
 	expect(ExitOK, nil, "validate", single, matrix)
 
 	// Failure paths, whose messages quote connection strings and values.
+	expect(ExitBadInput, nil, "mongodb://bench:"+canaryPlain+"@"+hostPort+"/") // a URI where the command goes
 	expect(ExitBadInput, nil, "validate", badKind)
 	expect(ExitBadInput, nil, "run", single, "--quiet", "--out", path("x1.json"),
 		"--uri", "mongodb://bench:"+canaryAt+"/x@"+hostPort+"/")
