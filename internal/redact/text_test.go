@@ -246,6 +246,12 @@ func TestYAML(t *testing.T) {
 			secrets: []string{"x${PW}", "a${PW}"},
 		},
 		{
+			name:    "scalars continued on the next lines",
+			in:      "a:\n  password: \"Canary-\n    S3cr3t\"\n  token: Canary\n    xyzzy\n  kind: uri\n",
+			want:    "a:\n  password: xxxxx\n    xxxxx\n  token: xxxxx\n    xxxxx\n  kind: uri\n",
+			secrets: []string{"Canary", "S3cr3t", "xyzzy"},
+		},
+		{
 			name: "index keys untouched",
 			in:   "indexes:\n  - keys: {message: 1}\n  - key: x\n",
 			want: "indexes:\n  - keys: {message: 1}\n  - key: x\n",

@@ -89,10 +89,14 @@ func maskYAMLLine(line string) (string, int) {
 			return line[:valueStart] + Mask, loc[4]
 		}
 
-		// Whatever follows (a comment, later keys of a flow mapping) is
-		// masked with the value when the value ends the line, because a
-		// value's end cannot be found reliably without a YAML parser.
-		return maskYAMLLineRest(line[:valueStart]+Mask, line[valueStart+len(value):]), -1
+		if flow {
+			return maskYAMLLineRest(line[:valueStart]+Mask, line[valueStart+len(value):]), -1
+		}
+
+		// In block style the value ends the line, a comment included, and
+		// lines indented further continue it (a quoted or plain scalar
+		// over several lines): mask them too.
+		return line[:valueStart] + Mask, loc[4]
 	}
 
 	return line, -1
