@@ -184,6 +184,14 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 		res.Status, res.StatusReason = result.StatusAborted, strings.Join(failures, "; ")
 	}
 
+	// Everything below prints or writes the sanitized copy only.
+	res, err := result.Sanitize(res)
+	if err != nil {
+		return failed("writing results: %v", err)
+	}
+
+	m = res.Matrix
+
 	out := resultsPath(f.out, base.Name, started)
 	if err := result.WriteFile(out, res); err != nil {
 		return failed("writing results: %v", err)

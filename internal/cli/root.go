@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mongobench/mongobench/internal/redact"
 )
 
 // Exit codes, as documented in the README.
@@ -62,14 +64,16 @@ func Main(st *State) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(st.Stderr, "Error:", ee.msg)
+			// A last line of defence: messages are scrubbed where they
+			// are made, but any connection string left in one is masked.
+			fmt.Fprintln(st.Stderr, "Error:", redact.Text(ee.msg))
 		}
 
 		return ee.code
 	}
 
 	// Anything else comes from cobra itself: unknown command or flag.
-	fmt.Fprintln(st.Stderr, "Error:", err)
+	fmt.Fprintln(st.Stderr, "Error:", redact.Text(err.Error()))
 	fmt.Fprintln(st.Stderr, "Run 'mongobench --help' for usage.")
 
 	return ExitBadInput

@@ -53,8 +53,11 @@ and writes a results file (JSON) that report and compare commands read.
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible
-deployment; authentication and TLS options go in the URI. Passwords are never
-printed or saved.
+deployment; authentication and TLS options go in the URI. The environment
+variable MONGOBENCH_URI stands for --uri when the flag is not given (the flag
+wins). ${NAME} in --uri, --target uri:... and the workload's targets[].uri is
+replaced by the environment variable NAME at run time, so passwords can stay
+out of files and command lines. Passwords are never printed or saved.
 
 Ctrl-C stops the run gracefully and writes the results so far; a second Ctrl-C
 exits at once.`,
@@ -84,7 +87,7 @@ exits at once.`,
 	}
 
 	fl := c.Flags()
-	fl.StringVar(&f.uri, "uri", "", "MongoDB connection string (default: start an embedded FerretDB)")
+	fl.StringVar(&f.uri, "uri", "", "MongoDB connection string (default: $MONGOBENCH_URI, else start an embedded FerretDB)")
 	fl.StringVarP(&f.out, "out", "o", "", "results file (default results/<workload>-<timestamp>.json)")
 	fl.DurationVar(&f.duration, "duration", 0, "measured duration, overriding the workload's run.duration")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "number of workers, overriding the workload's run.concurrency")
@@ -113,7 +116,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	w, errs := loadWorkload(path, seed)
 	if len(errs) > 0 {
 		for _, err := range errs {
-			fmt.Fprintln(st.Stderr, err)
+			fmt.Fprintln(st.Stderr, redact.Text(err.Error()))
 		}
 
 		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
@@ -124,6 +127,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return err
 	}
 
+	if err := resolveURIFlag(st, f); err != nil {
+		return err
+	}
+
 	targets, err := targetSpecs(w.spec, f)
 	if err != nil {
 		return err
@@ -131,6 +138,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 
 	if f.serverSelection == 0 {
 		f.serverSelection = w.spec.Run.ServerSelectionTimeout.D()
+	}
+
+	if err := expandTargetURIs(st, path, w.spec, targets, len(f.targets)); err != nil {
+		return err
 	}
 
 	ctx, stop := interruptContext(st)
@@ -168,6 +179,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	res, final, err := executeTrial(ctx, st, f, tgt, info, path, variants[0], trialOptions{evidence: true})
 	if err != nil {
 		return err
+	}
+
+	if res, err = result.Sanitize(res); err != nil { // what is printed is what is saved
+		return failed("writing results: %v", err)
 	}
 
 	out := resultsPath(f.out, w.spec.Name, res.StartedAt)

@@ -151,5 +151,5 @@ func ferretDBLogger(st *State) *slog.Logger {
 		l = slog.LevelInfo
 	}
 
-	return slog.New(slog.NewTextHandler(st.Stderr, &slog.HandlerOptions{Level: l}))
+	return slog.New(slog.NewTextHandler(redact.Writer(st.Stderr), &slog.HandlerOptions{Level: l}))
 }

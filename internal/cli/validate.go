@@ -7,6 +7,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/datagen"
 	"github.com/mongobench/mongobench/internal/op"
+	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/workload"
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
@@ -27,7 +28,7 @@ It exits with code 2 if any file has a problem.`,
 					bad++
 
 					for _, err := range errs {
-						fmt.Fprintln(st.Stderr, err)
+						fmt.Fprintln(st.Stderr, redact.Text(err.Error()))
 					}
 
 					continue

@@ -47,7 +47,7 @@ func URI(s string) string {
 		b.WriteString(p.user)
 		if p.hasPassword {
 			b.WriteByte(':')
-			b.WriteString(Mask)
+			b.WriteString(maskUnlessEnvRef(p.password))
 		}
 		b.WriteByte('@')
 	}
@@ -234,7 +234,7 @@ func redactOption(opt string) string {
 	name := strings.ToLower(unescape(key))
 	switch {
 	case isSecretOption(name):
-		return key + "=" + Mask
+		return key + "=" + maskUnlessEnvRef(value)
 	case name == "authmechanismproperties":
 		return key + "=" + redactProperties(value)
 	}

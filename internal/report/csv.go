@@ -40,10 +40,16 @@ func WriteCSV(dir string, results []*result.Result) error {
 //     operation, with the collection's size at the block's end.
 //
 // The file column names each run as the report does (Options.Sources, else
-// workload and start time). Each file is written atomically.
+// workload and start time). Each file is written atomically, from the
+// sanitized results (result.Sanitize).
 func (o Options) WriteCSV(dir string, results []*result.Result) ([]string, error) {
 	if len(results) == 0 {
 		return nil, fmt.Errorf("write CSV to %s: no results", dir)
+	}
+
+	results, err := result.SanitizeAll(results)
+	if err != nil {
+		return nil, fmt.Errorf("write CSV to %s: %w", dir, err)
 	}
 
 	labels, err := o.labels(results)

@@ -57,8 +57,14 @@ func (o Options) WriteFile(path string, results []*result.Result) error {
 	return atomicfile.WriteBytes(path, buf.Bytes())
 }
 
-// Render writes the HTML report of results to w.
+// Render writes the HTML report of results to w. The results are
+// sanitized first (result.Sanitize), so the page never holds a password.
 func (o Options) Render(w io.Writer, results []*result.Result) error {
+	results, err := result.SanitizeAll(results)
+	if err != nil {
+		return err
+	}
+
 	p, err := o.newPage(results)
 	if err != nil {
 		return err

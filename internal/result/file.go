@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,8 +19,9 @@ import (
 // a failed write never leaves a partial file behind. Missing parent
 // directories are created.
 //
-// The target URI is redacted once more on the way out, and a zero
-// SchemaVersion is written as SchemaVersion; r itself is not modified.
+// Everything written goes through the same masking as Sanitize, so no
+// password reaches the file whatever field it got into; a zero
+// SchemaVersion is written as SchemaVersion. r itself is not modified.
 func WriteFile(path string, r *Result) error {
 	if r == nil {
 		return fmt.Errorf("write results file %s: nil result", path)
@@ -35,11 +37,21 @@ func WriteFile(path string, r *Result) error {
 	}
 	out.Target.URI = redact.URI(out.Target.URI)
 
-	data, err := json.MarshalIndent(&out, "", "  ")
+	raw, err := json.Marshal(&out)
 	if err != nil {
 		return fmt.Errorf("write results file %s: %w", path, err)
 	}
-	data = append(data, '\n')
+	clean, err := sanitizeJSON(raw)
+	if err != nil {
+		return fmt.Errorf("write results file %s: %w", path, err)
+	}
+	var indented, buf bytes.Buffer
+	if err := json.Indent(&indented, clean, "", "  "); err != nil {
+		return fmt.Errorf("write results file %s: %w", path, err)
+	}
+	json.HTMLEscape(&buf, indented.Bytes()) // as json.Marshal writes strings
+	buf.WriteByte('\n')
+	data := buf.Bytes()
 	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
@@ -67,6 +79,12 @@ func ReadFile(path string) (*Result, error) {
 	case *head.SchemaVersion != SchemaVersion:
 		return nil, fmt.Errorf("results file %s has schema_version %d, but this mongobench reads only version %d; use the mongobench release that wrote it",
 			path, *head.SchemaVersion, SchemaVersion)
+	}
+	// Files written before every field was masked may hold secrets: mask
+	// them on the way in too. A document that cannot be rewritten fails
+	// in Unmarshal below with a better message.
+	if clean, err := sanitizeJSON(data); err == nil {
+		data = clean
 	}
 	var r Result
 	if err := json.Unmarshal(data, &r); err != nil {

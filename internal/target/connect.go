@@ -108,6 +108,15 @@ func Connect(ctx context.Context, uri string, opts ConnectOptions) (*mongo.Clien
 		timeout = DefaultConnectTimeout
 	}
 
+	// The driver ends the user information at the first '@', so with an
+	// unescaped '@' (or '/', '?', '#') in the password it takes the rest
+	// of the password for hosts and database, and its errors ("lookup
+	// <part of the password>") would quote it. Such strings never reach
+	// the driver.
+	if redact.Ambiguous(uri) {
+		return nil, &URIError{URI: redacted, Reason: ambiguousReason}
+	}
+
 	co := options.Client().ApplyURI(uri)
 	if err := co.Validate(); err != nil {
 		return nil, classifyURIError(uri, redacted, timeout, err)
@@ -309,6 +318,11 @@ func shortCause(err error) string {
 
 	return msg
 }
+
+// ambiguousReason explains a connection string whose user information
+// cannot be told from its hosts.
+const ambiguousReason = "an '@' that does not end the user information (a password with an unescaped '@', '/', '?' or '#'?); " +
+	"percent-encode those characters in the user name and password (%40, %2F, %3F, %23)"
 
 // maxCauseLen caps the length of a cause taken from a server or driver
 // message, so one error stays one readable terminal line.

@@ -1,0 +1,276 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mongobench/mongobench/internal/redact"
+)
+
+// Sanitize returns a copy of r with every secret masked that can be
+// recognised by its form, so that nothing written or printed from it holds
+// a password. Every writer of results (WriteFile, the HTML and CSV reports,
+// the Markdown tables, the terminal summary) goes through it, and ReadFile
+// applies it to what it reads, so that even a file written by an older
+// mongobench is shown masked.
+//
+// It works on the document as it is written, field by field, so a field
+// added later is covered without being named here:
+//
+//   - every string (notes, errors, explain and server answers, the parsed
+//     workload, target URIs, matrix targets and trials) has its connection
+//     strings redacted as by redact.URI and its secret key=value pairs
+//     masked (redact.Text);
+//   - every string under a key that names a secret (password, secret,
+//     token, api_key, ...; see redact.IsSecretKey) is replaced by
+//     redact.Mask, nested values included, and so is every number under
+//     such a key in the parsed workload; a value that is exactly a ${NAME}
+//     reference to an environment variable is kept;
+//   - the workload's source text is masked as YAML (redact.YAML): secret
+//     keys' values and connection strings, comments included.
+//
+// Secrets that appear in free text without any of these forms (a bare
+// password in a driver's message) cannot be recognised here; they must be
+// scrubbed where the connection string is known, with redact.Error.
+//
+// r itself is not modified. The copy's Workload.Spec is the sanitized JSON
+// (a json.RawMessage), which keeps the order of its keys.
+func Sanitize(r *Result) (*Result, error) {
+	if r == nil {
+		return nil, errors.New("sanitize results: nil result")
+	}
+
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("sanitize results: %w", err)
+	}
+
+	clean, err := sanitizeJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("sanitize results: %w", err)
+	}
+
+	var out Result
+	if err := json.Unmarshal(clean, &out); err != nil {
+		return nil, fmt.Errorf("sanitize results: %w", err)
+	}
+
+	var spec struct {
+		Workload struct {
+			Spec json.RawMessage `json:"spec"`
+		} `json:"workload"`
+	}
+
+	if err := json.Unmarshal(clean, &spec); err == nil && len(spec.Workload.Spec) > 0 && string(spec.Workload.Spec) != "null" {
+		out.Workload.Spec = spec.Workload.Spec
+	}
+
+	return &out, nil
+}
+
+// SanitizeAll sanitizes each result (see Sanitize).
+func SanitizeAll(results []*Result) ([]*Result, error) {
+	out := make([]*Result, len(results))
+
+	for i, r := range results {
+		s, err := Sanitize(r)
+		if err != nil {
+			return nil, fmt.Errorf("result %d: %w", i+1, err)
+		}
+
+		out[i] = s
+	}
+
+	return out, nil
+}
+
+// Keys the sanitizer treats specially.
+const (
+	// sourceKey is the workload's source text, masked as YAML.
+	sourceKey = "source"
+	// specKey is the parsed workload: generic JSON where numbers under a
+	// secret key are masked too. Elsewhere a secret-looking key is a name
+	// (a collection called "tokens" keys the server's statistics) over
+	// typed numbers, which stay.
+	specKey = "spec"
+)
+
+// isEncoded reports whether a key's string value is an encoding (base64
+// histograms) that free-text masking must not touch: a run of base64 can
+// look like "...pwd...=" by chance.
+func isEncoded(key string) bool { return strings.HasSuffix(key, "histogram") }
+
+// sanitizeJSON rewrites a JSON document with its secrets masked (see
+// Sanitize), keeping its structure and the order of its keys. The output is
+// compact.
+func sanitizeJSON(data []byte) ([]byte, error) {
+	s := &jsonSanitizer{dec: json.NewDecoder(bytes.NewReader(data))}
+	s.dec.UseNumber()
+
+	tok, err := s.dec.Token()
+	if err != nil {
+		return nil, err
+	}
+
+	if err := s.value(tok, "", scope{}); err != nil {
+		return nil, err
+	}
+
+	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("unexpected data after the JSON document")
+	}
+
+	return s.out.Bytes(), nil
+}
+
+// jsonSanitizer copies JSON tokens from dec to out, masking as it goes.
+type jsonSanitizer struct {
+	dec *json.Decoder
+	out bytes.Buffer
+}
+
+// scope is where a value sits in the document.
+type scope struct {
+	// secret says the value is under a secret key, so every string in it
+	// (and, in the spec, every number) is masked.
+	secret bool
+	// spec says the value is inside the parsed workload.
+	spec bool
+}
+
+// value copies one value that starts with tok. key is the object key it is
+// the value of (inherited by array elements).
+func (s *jsonSanitizer) value(tok json.Token, key string, sc scope) error {
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			return s.object(sc)
+		case '[':
+			return s.array(key, sc)
+		}
+
+		return fmt.Errorf("unexpected %q", t)
+
+	case string:
+		switch {
+		case sc.secret && !redact.IsEnvRef(t):
+			t = redact.Mask
+		case sc.secret, isEncoded(key):
+			// A ${NAME} reference names the secret's variable; an
+			// encoding is no text.
+		case key == sourceKey:
+			t = redact.YAML(t)
+		default:
+			t = redact.Text(t)
+		}
+
+		return s.writeString(t)
+
+	case json.Number:
+		if sc.secret && sc.spec {
+			return s.writeString(redact.Mask)
+		}
+
+		s.out.WriteString(t.String())
+
+	case bool:
+		if t {
+			s.out.WriteString("true")
+		} else {
+			s.out.WriteString("false")
+		}
+
+	case nil:
+		s.out.WriteString("null")
+	}
+
+	return nil
+}
+
+func (s *jsonSanitizer) object(sc scope) error {
+	s.out.WriteByte('{')
+
+	for n := 0; ; n++ {
+		tok, err := s.dec.Token()
+		if err != nil {
+			return err
+		}
+
+		if d, ok := tok.(json.Delim); ok && d == '}' {
+			s.out.WriteByte('}')
+
+			return nil
+		}
+
+		key, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("object key %v is not a string", tok)
+		}
+
+		if n > 0 {
+			s.out.WriteByte(',')
+		}
+
+		if err := s.writeString(redact.Text(key)); err != nil {
+			return err
+		}
+
+		s.out.WriteByte(':')
+
+		tok, err = s.dec.Token()
+		if err != nil {
+			return err
+		}
+
+		inner := scope{secret: sc.secret || redact.IsSecretKey(key), spec: sc.spec || key == specKey}
+		if err := s.value(tok, key, inner); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *jsonSanitizer) array(key string, sc scope) error {
+	s.out.WriteByte('[')
+
+	for n := 0; ; n++ {
+		tok, err := s.dec.Token()
+		if err != nil {
+			return err
+		}
+
+		if d, ok := tok.(json.Delim); ok && d == ']' {
+			s.out.WriteByte(']')
+
+			return nil
+		}
+
+		if n > 0 {
+			s.out.WriteByte(',')
+		}
+
+		if err := s.value(tok, key, sc); err != nil {
+			return err
+		}
+	}
+}
+
+// writeString writes str as a JSON string. '<', '>' and '&' are not
+// escaped, so that a sanitized spec reads as written wherever it is shown;
+// WriteFile escapes them in the file as encoding/json does.
+func (s *jsonSanitizer) writeString(str string) error {
+	enc := json.NewEncoder(&s.out)
+	enc.SetEscapeHTML(false)
+
+	if err := enc.Encode(str); err != nil {
+		return err
+	}
+
+	s.out.Truncate(s.out.Len() - 1) // Encode's newline
+
+	return nil
+}
