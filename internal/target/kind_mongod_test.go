@@ -38,4 +38,3 @@ func TestMongodArgsAllowList(t *testing.T) {
 		}
 	}
 }
-
