@@ -80,7 +80,7 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 	}
 
 	if f.uri != "" && len(out) > 0 {
-		out = append(out, target.TargetSpec{Name: "uri", Kind: "uri", URI: f.uri})
+		out = append(out, target.TargetSpec{Name: target.KindURI, Kind: target.KindURI, URI: f.uri})
 	}
 
 	seen := map[string]bool{}
@@ -129,9 +129,9 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 	targets []target.TargetSpec, f *runFlags,
 ) error {
 	if len(targets) == 0 {
-		targets = []target.TargetSpec{{Name: "embedded", Kind: "embedded"}}
+		targets = []target.TargetSpec{{Name: target.KindEmbedded, Kind: target.KindEmbedded}}
 		if f.uri != "" {
-			targets = []target.TargetSpec{{Name: "uri", Kind: "uri", URI: f.uri}}
+			targets = []target.TargetSpec{{Name: target.KindURI, Kind: target.KindURI, URI: f.uri}}
 		}
 	}
 
@@ -168,7 +168,7 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 		SchemaVersion:     result.SchemaVersion,
 		MongobenchVersion: Version(),
 		Workload:          result.Workload{Name: base.Name, File: path, Spec: base, Source: string(base.Source())},
-		Target:            result.Target{Kind: "matrix", Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
+		Target:            result.Target{Kind: result.KindMatrix, Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
 		StartedAt:         started,
 		DurationS:         time.Since(started).Seconds(),
 		Seed:              base.Seed,
