@@ -76,7 +76,10 @@ func TestCheckKinds(t *testing.T) {
 		{"matrix with another kind", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Target.Kind = "uri" }, `target kind "uri", but a result with a matrix has kind "matrix"`},
 		{"trial of an unknown target", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Matrix.Trials[0].Target = "x" }, `matrix trial 0 (x · a · round 1): target "x" is not among the matrix's targets`},
 		{"trial out of rounds", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Matrix.Trials[0].Round = 2 }, `matrix trial 0 (uri · a · round 2): round 2 is not between 1 and 1`},
-		{"tampered trial", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Matrix.Trials[0].Result.Phases[0].Operations[0].Count++ }, "matrix trial 0 (uri · a · round 1): phase 0"},
+		{"tampered trial", func(r *Result) {
+			*r = *matrixOf(cleanResult(t))
+			r.Matrix.Trials[0].Result.Phases[0].Operations[0].Count++
+		}, "matrix trial 0 (uri · a · round 1): phase 0"},
 		{"matrix target of unknown kind", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Matrix.Targets[0].Kind = "sqlite" }, `matrix target 0 (uri): kind "sqlite" is not`},
 	}
 
