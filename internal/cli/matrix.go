@@ -59,15 +59,7 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 	var out []target.TargetSpec
 
 	for _, t := range spec.Targets {
-		ts := target.TargetSpec{Name: t.Name, Kind: t.Kind, URI: t.URI, Settings: t.Settings}
-		if m := t.Mongod; m != nil {
-			ts.Mongod = &target.MongodSpec{
-				Binary: m.Binary, StorageEngine: m.StorageEngine, Journal: m.Journal,
-				CacheSizeGB: m.CacheSizeGB, ReplicaSet: m.ReplicaSet, Args: m.Args,
-			}
-		}
-
-		out = append(out, ts)
+		out = append(out, t.Target())
 	}
 
 	for _, s := range f.targets {
@@ -100,6 +92,8 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 
 		seen[out[i].Name] = true
 	}
+
+	useMongodBinary(out, f.mongodBinary)
 
 	return out, nil
 }

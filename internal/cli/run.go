@@ -34,6 +34,7 @@ type runFlags struct {
 	statsInterval time.Duration
 	targets       []string
 	markdown      string
+	mongodBinary  string
 }
 
 func newRunCommand(st *State) *cobra.Command {
@@ -70,6 +71,10 @@ exits at once.`,
 				return badInput("--duration must be > 0")
 			}
 
+			if f.mongodBinary == "" {
+				f.mongodBinary = st.Getenv(workload.MongodBinaryEnv)
+			}
+
 			return runWorkload(st, args[0], seed, &f)
 		},
 	}
@@ -88,6 +93,8 @@ exits at once.`,
 	fl.BoolVar(&f.noExplain, "no-explain", false, "do not explain the query operations after the run")
 	fl.StringArrayVar(&f.targets, "target", nil,
 		"a target to run on, repeatable: embedded, embedded-memory, ferretdb-postgres[:setting=value,...], mongod[:...], uri:URI")
+	fl.StringVar(&f.mongodBinary, "mongod-binary", "",
+		"the mongod program of mongod targets (default $"+workload.MongodBinaryEnv+", else mongod on PATH); workload files cannot name one")
 	fl.StringVar(&f.markdown, "markdown", "", "with variants or several targets, also write the matrix as Markdown to this file")
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
