@@ -92,6 +92,14 @@ func TestEveryResultsFileReadable(t *testing.T) {
 			t.Fatalf("kind %q with %d targets, want a matrix of two", r.Kind(), len(r.Matrix.Targets))
 		}
 
+		// Alone, a matrix file compares its cells with its first one.
+		code, stdout, stderr := runMain(t, "compare", res)
+		for _, want := range []string{"A  " + res + " [a · small]", "B  " + res + " [b · small]", "B vs A"} {
+			if code != 0 || !strings.Contains(stdout, want) {
+				t.Errorf("compare of the matrix alone: exit %d, no %q in\n%s\nstderr:\n%s", code, want, stdout, stderr)
+			}
+		}
+
 		assertReadable(t, dir, res)
 	})
 
