@@ -92,7 +92,7 @@ exits at once.`,
 	fl.BoolVar(&f.report, "report", false, "also write an HTML report next to the results file")
 	fl.BoolVar(&f.noExplain, "no-explain", false, "do not explain the query operations after the run")
 	fl.StringArrayVar(&f.targets, "target", nil,
-		"a target to run on, repeatable: embedded, embedded-memory, ferretdb-postgres[:setting=value,...], mongod[:...], uri:URI")
+		"a target to run on, repeatable: KIND[:setting=value,...] with KIND "+target.KindList()+", as in ferretdb-postgres:fsync=off or uri:mongodb://host/")
 	fl.StringVar(&f.mongodBinary, "mongod-binary", "",
 		"the mongod program of mongod targets (default $"+workload.MongodBinaryEnv+", else mongod on PATH); workload files cannot name one")
 	fl.StringVar(&f.markdown, "markdown", "", "with variants or several targets, also write the matrix as Markdown to this file")
