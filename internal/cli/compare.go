@@ -38,6 +38,11 @@ func newCompareCommand(st *State) *cobra.Command {
 the baseline: per operation of the main phase, throughput (ops/s) and mean,
 p50, p90 and p99 latency.
 
+A results file of variants or several targets (a matrix) contributes one
+column per cell, target × variant, in its order; its samples are the main
+phase's intervals of the cell's trials, round after round. Given alone, such a
+file compares its cells with its first one.
+
 Each file contributes its main phase's per-interval values: the table shows
 their medians, and the verdict says whether a file differs from the baseline
 (Mann-Whitney U test, α=0.05) and by how much: the median of the ratios of
@@ -235,8 +240,17 @@ func readCompareFiles(st *State, paths []string) ([]*compareFile, error) {
 	files := make([]*compareFile, 0, len(paths))
 	bad := 0
 
-	for i, path := range paths {
+	for _, path := range paths {
 		res, err := result.ReadFile(path)
+		if err == nil && res.Kind() == result.KindMatrix {
+			var cells []*compareFile
+
+			if cells, err = matrixCells(path, res, func(i int) string { return compareLabel(len(files) + i) }); err == nil {
+				files = append(files, cells...)
+				continue
+			}
+		}
+
 		if err == nil && res.MainPhase() == nil {
 			err = fmt.Errorf("results file %s has no phases", path)
 		}
@@ -258,7 +272,7 @@ func readCompareFiles(st *State, paths []string) ([]*compareFile, error) {
 			continue
 		}
 
-		files = append(files, &compareFile{label: compareLabel(i), path: path, res: res, phase: res.MainPhase()})
+		files = append(files, &compareFile{label: compareLabel(len(files)), path: path, res: res, phase: res.MainPhase()})
 	}
 
 	if bad > 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/target"
 )
 
 // compareRun describes a synthetic run for the compare tests.
@@ -75,7 +76,7 @@ func writeCompareRun(t *testing.T, path string, run compareRun) {
 		SchemaVersion:     result.SchemaVersion,
 		MongobenchVersion: "v0.0.0-test",
 		Workload:          result.Workload{Name: "compare-test"},
-		Target:            result.Target{Kind: result.TargetURI, URI: "mongodb://localhost:27017"},
+		Target:            result.Target{Kind: target.KindURI, URI: "mongodb://localhost:27017"},
 		StartedAt:         start,
 		DurationS:         21,
 		Seed:              1,
@@ -321,7 +322,7 @@ func testCompareUnreadableFiles(t *testing.T, fx *compareFixture) {
 	}
 
 	noPhases := filepath.Join(dir, "empty.json")
-	if err := result.WriteFile(noPhases, &result.Result{Status: result.StatusCompleted, Target: result.Target{Kind: result.TargetURI}}); err != nil {
+	if err := result.WriteFile(noPhases, &result.Result{Status: result.StatusCompleted, Target: result.Target{Kind: target.KindURI}}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -59,15 +59,7 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 	var out []target.TargetSpec
 
 	for _, t := range spec.Targets {
-		ts := target.TargetSpec{Name: t.Name, Kind: t.Kind, URI: t.URI, Settings: t.Settings}
-		if m := t.Mongod; m != nil {
-			ts.Mongod = &target.MongodSpec{
-				Binary: m.Binary, StorageEngine: m.StorageEngine, Journal: m.Journal,
-				CacheSizeGB: m.CacheSizeGB, ReplicaSet: m.ReplicaSet, Args: m.Args,
-			}
-		}
-
-		out = append(out, ts)
+		out = append(out, t.Target())
 	}
 
 	for _, s := range f.targets {
@@ -80,7 +72,7 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 	}
 
 	if f.uri != "" && len(out) > 0 {
-		out = append(out, target.TargetSpec{Name: "uri", Kind: "uri", URI: f.uri})
+		out = append(out, target.TargetSpec{Name: target.KindURI, Kind: target.KindURI, URI: f.uri})
 	}
 
 	seen := map[string]bool{}
@@ -100,6 +92,8 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 
 		seen[out[i].Name] = true
 	}
+
+	useMongodBinary(out, f.mongodBinary)
 
 	return out, nil
 }
@@ -129,9 +123,9 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 	targets []target.TargetSpec, f *runFlags,
 ) error {
 	if len(targets) == 0 {
-		targets = []target.TargetSpec{{Name: "embedded", Kind: "embedded"}}
+		targets = []target.TargetSpec{{Name: target.KindEmbedded, Kind: target.KindEmbedded}}
 		if f.uri != "" {
-			targets = []target.TargetSpec{{Name: "uri", Kind: "uri", URI: f.uri}}
+			targets = []target.TargetSpec{{Name: target.KindURI, Kind: target.KindURI, URI: f.uri}}
 		}
 	}
 
@@ -168,7 +162,7 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 		SchemaVersion:     result.SchemaVersion,
 		MongobenchVersion: Version(),
 		Workload:          result.Workload{Name: base.Name, File: path, Spec: base, Source: string(base.Source())},
-		Target:            result.Target{Kind: "matrix", Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
+		Target:            result.Target{Kind: result.KindMatrix, Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
 		StartedAt:         started,
 		DurationS:         time.Since(started).Seconds(),
 		Seed:              base.Seed,

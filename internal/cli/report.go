@@ -37,7 +37,12 @@ With --csv DIR it also writes summary.csv (per file, phase and operation),
 intervals.csv (the time series) and, when there are growth blocks, blocks.csv.
 --csv without -o writes only the CSV files.
 
-It exits with code 2 if a results file cannot be read.`,
+Results files of variants or several targets (matrix files) are shown with
+their matrix of verdicts; in the CSV files each of their trials is a run, named
+by the target, variant and round columns.
+
+It exits with code 2 if a results file cannot be read or holds no
+measurements (no phases, or a matrix without trials).`,
 		Example: `  mongobench report results/quickstart-20250304T100000Z.json
   mongobench report results/*.json -o compare.html
   mongobench report results/run.json --csv export/`,
@@ -70,6 +75,14 @@ func writeReport(st *State, paths []string, out, csvDir string) error {
 
 	for _, path := range paths {
 		res, err := result.ReadFile(path)
+		if err == nil {
+			// A file that parses but holds no measurements ("phases":
+			// null) is refused rather than shown as an empty page.
+			if cerr := res.CheckContents(); cerr != nil {
+				err = fmt.Errorf("results file %s: %w", path, cerr)
+			}
+		}
+
 		if err != nil {
 			bad++
 

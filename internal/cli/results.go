@@ -24,7 +24,7 @@ type resultBuilder struct {
 func newResultBuilder(st *State, path string, spec *workload.Spec, t *openedTarget, info target.ServerInfo) *resultBuilder {
 	kind := t.kind
 	if kind == "" {
-		kind = result.TargetURI
+		kind = target.KindURI
 	}
 
 	notes := info.Notes()

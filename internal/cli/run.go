@@ -35,6 +35,7 @@ type runFlags struct {
 	statsInterval time.Duration
 	targets       []string
 	markdown      string
+	mongodBinary  string
 
 	// serverSelection is --server-selection-timeout, or the workload's
 	// run.server_selection_timeout when the flag is not given.
@@ -82,6 +83,10 @@ exits at once.`,
 				return badInput("--server-selection-timeout must be > 0")
 			}
 
+			if f.mongodBinary == "" {
+				f.mongodBinary = st.Getenv(workload.MongodBinaryEnv)
+			}
+
 			return runWorkload(st, args[0], seed, &f)
 		},
 	}
@@ -100,7 +105,9 @@ exits at once.`,
 	fl.BoolVar(&f.report, "report", false, "also write an HTML report next to the results file")
 	fl.BoolVar(&f.noExplain, "no-explain", false, "do not explain the query operations after the run")
 	fl.StringArrayVar(&f.targets, "target", nil,
-		"a target to run on, repeatable: embedded, embedded-memory, ferretdb-postgres[:setting=value,...], mongod[:...], uri:URI")
+		"a target to run on, repeatable: KIND[:setting=value,...] with KIND "+target.KindList()+", as in ferretdb-postgres:fsync=off or uri:mongodb://host/")
+	fl.StringVar(&f.mongodBinary, "mongod-binary", "",
+		"the mongod program of mongod targets (default $"+workload.MongodBinaryEnv+", else mongod on PATH); workload files cannot name one")
 	fl.StringVar(&f.markdown, "markdown", "", "with variants or several targets, also write the matrix as Markdown to this file")
 	fl.DurationVar(&f.serverSelection, "server-selection-timeout", 0,
 		"how long an operation waits for a reachable server; a run whose server is unreachable this long is aborted "+

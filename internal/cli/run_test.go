@@ -74,8 +74,8 @@ func TestRunEmbedded(t *testing.T) {
 		t.Errorf("status %q, want %q (reason %q)", res.Status, result.StatusCompleted, res.StatusReason)
 	}
 
-	if res.Target.Kind != result.TargetEmbedded {
-		t.Errorf("target kind %q, want %q", res.Target.Kind, result.TargetEmbedded)
+	if res.Target.Kind != target.KindEmbedded {
+		t.Errorf("target kind %q, want %q", res.Target.Kind, target.KindEmbedded)
 	}
 
 	if u := res.Target.URI; u == "" || redact.URI(u) != u || strings.Contains(u, "@") {
@@ -383,8 +383,8 @@ func TestRunRefusesForeignDatabase(t *testing.T) {
 	}
 
 	res := readResults(t, out)
-	if res.Status != result.StatusCompleted || res.Target.Kind != result.TargetURI {
-		t.Errorf("status %q, target kind %q; want %q, %q", res.Status, res.Target.Kind, result.StatusCompleted, result.TargetURI)
+	if res.Status != result.StatusCompleted || res.Target.Kind != target.KindURI {
+		t.Errorf("status %q, target kind %q; want %q, %q", res.Status, res.Target.Kind, result.StatusCompleted, target.KindURI)
 	}
 
 	dbs, err := client.ListDatabaseNames(t.Context(), bson.D{})

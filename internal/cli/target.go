@@ -18,7 +18,7 @@ import (
 
 // openedTarget is a connected server, embedded or not.
 type openedTarget struct {
-	// kind is "embedded" or "uri".
+	// kind is a target kind of package target's registry.
 	kind string
 
 	// uri is the raw connection string: it may hold a password, so it is
@@ -40,7 +40,7 @@ type openedTarget struct {
 
 // openTarget starts the embedded server when no URI is given, and connects.
 func openTarget(ctx context.Context, st *State, f *runFlags) (*openedTarget, error) {
-	t := &openedTarget{kind: "uri", uri: f.uri}
+	t := &openedTarget{kind: target.KindURI, uri: f.uri}
 
 	opts := target.ConnectOptions{Timeout: f.serverSelection}
 
@@ -50,7 +50,7 @@ func openTarget(ctx context.Context, st *State, f *runFlags) (*openedTarget, err
 			return nil, failed("%v", err)
 		}
 
-		t.kind, t.uri, t.embedded = "embedded", e.URI(), e
+		t.kind, t.uri, t.embedded = target.KindEmbedded, e.URI(), e
 		t.unhook = st.onHardExit(func() { _ = e.RemoveDir() })
 		opts.MaxPoolSize = e.MaxPoolSize()
 

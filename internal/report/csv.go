@@ -31,15 +31,18 @@ func WriteCSV(dir string, results []*result.Result) error {
 // WriteCSV exports results to CSV files in dir, created if missing, and
 // returns the paths written:
 //
-//   - summary.csv: one row per results file, phase and operation, with every
+//   - summary.csv: one row per run, phase and operation, with every
 //     latency figure (µs), the service times when recorded, errors and
 //     documents;
-//   - intervals.csv: one row per results file, phase, interval and
-//     operation: the time series;
+//   - intervals.csv: one row per run, phase, interval and operation: the
+//     time series;
 //   - blocks.csv, only when a phase has growth blocks: one row per block and
 //     operation, with the collection's size at the block's end.
 //
-// The file column names each run as the report does (Options.Sources, else
+// A run is a results file of a single run, or one trial of a matrix file
+// (variants × targets in rounds), whose target, variant and round columns
+// then name its cell; they are empty for a single run. The file column
+// names each results file as the report does (Options.Sources, else
 // workload and start time). Each file is written atomically, from the
 // sanitized results (result.Sanitize).
 func (o Options) WriteCSV(dir string, results []*result.Result) ([]string, error) {
@@ -57,14 +60,16 @@ func (o Options) WriteCSV(dir string, results []*result.Result) ([]string, error
 		return nil, fmt.Errorf("write CSV to %s: %w", dir, err)
 	}
 
+	runs := csvRuns(labels, results)
+
 	files := []struct {
 		name  string
-		write func(*csv.Writer, []string, []*result.Result)
+		write func(*csv.Writer, []csvRun)
 		skip  bool
 	}{
 		{SummaryCSV, writeSummaryCSV, false},
 		{IntervalsCSV, writeIntervalsCSV, false},
-		{BlocksCSV, writeBlocksCSV, !hasBlocks(results)},
+		{BlocksCSV, writeBlocksCSV, !hasBlocks(runs)},
 	}
 
 	var written []string
@@ -77,7 +82,7 @@ func (o Options) WriteCSV(dir string, results []*result.Result) ([]string, error
 		var buf bytes.Buffer
 
 		w := csv.NewWriter(&buf)
-		f.write(w, labels, results)
+		f.write(w, runs)
 		w.Flush()
 
 		if err := w.Error(); err != nil {
@@ -118,9 +123,9 @@ func (o Options) labels(results []*result.Result) ([]string, error) {
 	return out, nil
 }
 
-func hasBlocks(results []*result.Result) bool {
-	for _, r := range results {
-		for _, p := range r.Phases {
+func hasBlocks(runs []csvRun) bool {
+	for _, run := range runs {
+		for _, p := range run.r.Phases {
 			if len(p.Blocks) > 0 {
 				return true
 			}
@@ -164,9 +169,9 @@ func errorsField(errs map[string]int64) string {
 	return strings.Join(parts, ";")
 }
 
-func writeSummaryCSV(w *csv.Writer, labels []string, results []*result.Result) {
+func writeSummaryCSV(w *csv.Writer, runs []csvRun) {
 	head := []string{
-		"file", "workload", "server", "status", "phase", "model", "excluded", "phase_duration_s", "operation",
+		"file", "target", "variant", "round", "workload", "server", "status", "phase", "model", "excluded", "phase_duration_s", "operation",
 		"count", "ops_per_sec",
 	}
 	head = append(head, latencyHeader("")...)
@@ -175,11 +180,12 @@ func writeSummaryCSV(w *csv.Writer, labels []string, results []*result.Result) {
 	head = append(head, "decode", "us_per_doc")
 	_ = w.Write(head)
 
-	for i, r := range results {
+	for _, run := range runs {
+		r := run.r
 		for _, p := range r.Phases {
 			for _, o := range p.Operations {
 				row := []string{
-					labels[i], r.Workload.Name, r.Target.ServerVersion, r.Status, p.Name, p.Model,
+					run.label, run.target, run.variant, run.round, r.Workload.Name, r.Target.ServerVersion, r.Status, p.Name, p.Model,
 					strconv.FormatBool(p.Excluded), f64(p.DurationS), o.Name, i64(o.Count), f64(o.OpsPerSec),
 				}
 				row = append(row, latencyFields(o.LatencyUS)...)
@@ -203,19 +209,19 @@ func writeSummaryCSV(w *csv.Writer, labels []string, results []*result.Result) {
 	}
 }
 
-func writeIntervalsCSV(w *csv.Writer, labels []string, results []*result.Result) {
+func writeIntervalsCSV(w *csv.Writer, runs []csvRun) {
 	_ = w.Write([]string{
-		"file", "phase", "interval", "start", "end", "elapsed_s", "operation", "count", "ops_per_sec",
+		"file", "target", "variant", "round", "phase", "interval", "start", "end", "elapsed_s", "operation", "count", "ops_per_sec",
 		"mean_us", "p50_us", "p90_us", "p99_us", "max_us", "errors_total", "errors", "docs",
 	})
 
-	for i, r := range results {
-		for _, p := range r.Phases {
+	for _, run := range runs {
+		for _, p := range run.r.Phases {
 			for n, iv := range p.Intervals {
 				for _, o := range iv.Operations {
 					l := o.LatencyUS
 					_ = w.Write([]string{
-						labels[i], p.Name, strconv.Itoa(n), ts(iv.Start), ts(iv.End), f64(iv.ElapsedS),
+						run.label, run.target, run.variant, run.round, p.Name, strconv.Itoa(n), ts(iv.Start), ts(iv.End), f64(iv.ElapsedS),
 						o.Name, i64(o.Count), f64(o.OpsPerSec), f64(l.Mean), f64(l.P50), f64(l.P90), f64(l.P99), f64(l.Max),
 						i64(errorTotal(o.Errors)), errorsField(o.Errors), i64(o.Docs),
 					})
@@ -225,17 +231,17 @@ func writeIntervalsCSV(w *csv.Writer, labels []string, results []*result.Result)
 	}
 }
 
-func writeBlocksCSV(w *csv.Writer, labels []string, results []*result.Result) {
+func writeBlocksCSV(w *csv.Writer, runs []csvRun) {
 	head := []string{
-		"file", "phase", "block_index", "complete", "start", "end", "duration_s", "collection", "documents",
+		"file", "target", "variant", "round", "phase", "block_index", "complete", "start", "end", "duration_s", "collection", "documents",
 		"data_bytes", "storage_bytes", "index_bytes", "size_note", "operation", "count", "ops_per_sec",
 	}
 	head = append(head, latencyHeader("")...)
 	head = append(head, "errors_total", "errors", "docs")
 	_ = w.Write(head)
 
-	for i, r := range results {
-		for _, p := range r.Phases {
+	for _, run := range runs {
+		for _, p := range run.r.Phases {
 			for _, b := range p.Blocks {
 				c := b.Collection
 
@@ -246,7 +252,7 @@ func writeBlocksCSV(w *csv.Writer, labels []string, results []*result.Result) {
 
 				for _, o := range b.Operations {
 					row := []string{
-						labels[i], p.Name, strconv.Itoa(b.Index), strconv.FormatBool(b.Complete),
+						run.label, run.target, run.variant, run.round, p.Name, strconv.Itoa(b.Index), strconv.FormatBool(b.Complete),
 						ts(b.Start), ts(b.End), f64(b.DurationS), c.Name, i64(c.Documents),
 						i64(c.DataBytes), i64(c.StorageBytes), i64(c.IndexBytes), note, o.Name, i64(o.Count), f64(o.OpsPerSec),
 					}
@@ -257,4 +263,36 @@ func writeBlocksCSV(w *csv.Writer, labels []string, results []*result.Result) {
 			}
 		}
 	}
+}
+
+// csvRun is one run as the CSV files list it: a results file of a single
+// run, or one trial of a matrix file with its cell.
+type csvRun struct {
+	label                  string
+	r                      *result.Result
+	target, variant, round string
+}
+
+// csvRuns lists the runs of the results: each single run as it is, each
+// matrix as its trials, in the matrix's order.
+func csvRuns(labels []string, results []*result.Result) []csvRun {
+	var out []csvRun
+
+	for i, r := range results {
+		if r.Matrix == nil {
+			out = append(out, csvRun{label: labels[i], r: r})
+			continue
+		}
+
+		for _, tr := range r.Matrix.Trials {
+			if tr.Result != nil {
+				out = append(out, csvRun{
+					label: labels[i], r: tr.Result,
+					target: tr.Target, variant: tr.Variant, round: strconv.Itoa(tr.Round),
+				})
+			}
+		}
+	}
+
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/target"
 )
 
 // t0 is when the fixture's run started.
@@ -106,7 +107,7 @@ func fullResult(t *testing.T) *result.Result {
 			},
 		},
 		Target: result.Target{
-			Kind:          result.TargetURI,
+			Kind:          target.KindURI,
 			URI:           "mongodb://bench:xxxxx@db.example:27017/",
 			ServerVersion: "MongoDB 7.0.12 (replica set)",
 			Backend:       "wiredTiger",

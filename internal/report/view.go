@@ -11,6 +11,7 @@ import (
 	"github.com/mongobench/mongobench/internal/units"
 
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/target"
 )
 
 // This file turns results into what the page template shows: every figure
@@ -258,13 +259,19 @@ func runMeta(r *result.Result) []field {
 		meta = append(meta, field{Label: "Backend", Value: t.Backend})
 	}
 
-	target := t.Kind
+	where := t.Kind
 	if t.URI != "" {
-		target += " " + t.URI
+		where += " " + t.URI
+	}
+
+	meta = append(meta, field{Label: "Target", Value: where, Mono: true})
+
+	// The registry of target kinds says what served the load.
+	if k, ok := target.LookupKind(t.Kind); ok {
+		meta = append(meta, field{Label: "Target kind", Value: k.Description})
 	}
 
 	meta = append(meta,
-		field{Label: "Target", Value: target, Mono: true},
 		field{Label: "Started", Value: formatTime(r.StartedAt)},
 		field{Label: "Duration", Value: formatSeconds(r.DurationS) + " (set-up included)"},
 		field{Label: "Concurrency", Value: fmt.Sprint(r.Concurrency)},

@@ -17,8 +17,11 @@ import (
 // problem found (nil if none). It recomputes everything derivable from the
 // histograms and counters, so it catches hand-edited or corrupted files:
 //
-//   - schema version, status and target kind are known values, and the
-//     target URI carries no password;
+//   - schema version, status and target kind are known values (a target
+//     kind of package target's registry, or KindMatrix exactly when the
+//     result has a matrix), and the target URI carries no password;
+//   - a matrix's trials name its targets, variants and rounds, and each
+//     trial's result passes Check itself;
 //   - every histogram decodes, holds exactly Count values, and the latency
 //     summary equals the one recomputed from it (so percentiles are
 //     monotone);
@@ -39,10 +42,9 @@ func (r *Result) Check() []error {
 	default:
 		c.addf("status %q is not one of %q, %q, %q", r.Status, StatusCompleted, StatusInterrupted, StatusAborted)
 	}
-	switch r.Target.Kind {
-	case TargetEmbedded, TargetURI:
-	default:
-		c.addf("target kind %q is not one of %q, %q", r.Target.Kind, TargetEmbedded, TargetURI)
+	c.checkKind(r)
+	if r.Matrix != nil {
+		c.checkMatrix(r.Matrix)
 	}
 	if redact.URI(r.Target.URI) != r.Target.URI {
 		c.addf("target uri is not redacted")

@@ -30,12 +30,17 @@ const (
 	StatusAborted = "aborted"
 )
 
-// Target kinds say how mongobench reached the server.
+// Result kinds say what a results file holds. They are written as the
+// file's target kind: a single run names the kind of its target (one of
+// the target kinds of package target: embedded, uri, ...), a matrix
+// KindMatrix.
 const (
-	// TargetEmbedded is a server mongobench started in-process.
-	TargetEmbedded = "embedded"
-	// TargetURI is a server reached through a connection string.
-	TargetURI = "uri"
+	// KindRun is a single run on one target: Phases hold the measurements.
+	KindRun = "run"
+	// KindMatrix is a comparison run, variants × targets in rounds: the
+	// Matrix's trials, each a KindRun result, hold the measurements, and
+	// Target.Kind is KindMatrix.
+	KindMatrix = "matrix"
 )
 
 // Phase names used by the run engine. Other names are allowed.
@@ -106,7 +111,9 @@ type Workload struct {
 
 // Target describes the measured server.
 type Target struct {
-	// Kind is TargetEmbedded or TargetURI.
+	// Kind is the kind of the measured target, as package target's
+	// registry names it (embedded, embedded-memory, ferretdb-postgres,
+	// mongod, uri), or KindMatrix for a matrix result.
 	Kind string `json:"kind"`
 	// URI is the connection string with the password removed. WriteFile
 	// redacts it again in case a caller forgot.

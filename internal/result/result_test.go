@@ -18,6 +18,7 @@ import (
 	"github.com/mongobench/mongobench/internal/atomicfile"
 
 	"github.com/mongobench/mongobench/internal/metrics"
+	"github.com/mongobench/mongobench/internal/target"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -76,7 +77,7 @@ func buildResult(t *testing.T) *Result {
 			},
 		},
 		Target: Target{
-			Kind:          TargetURI,
+			Kind:          target.KindURI,
 			URI:           "mongodb://bench:s3cret@localhost:27017,localhost:27018/?replicaSet=rs0",
 			ServerVersion: "7.0.12",
 			Backend:       "",
@@ -533,7 +534,7 @@ func TestNewPhaseEdgeCases(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.check(t, p)
-			r := &Result{SchemaVersion: SchemaVersion, Status: StatusCompleted, Target: Target{Kind: TargetEmbedded}}
+			r := &Result{SchemaVersion: SchemaVersion, Status: StatusCompleted, Target: Target{Kind: target.KindEmbedded}}
 			r.AddPhase(p)
 			if errs := r.Check(); len(errs) != 0 {
 				t.Errorf("Check: %v", errs)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,35 +15,6 @@ import (
 	"github.com/mongobench/mongobench/internal/redact"
 )
 
-// Target kinds, the values of TargetSpec.Kind.
-const (
-	// KindEmbedded is FerretDB running inside mongobench on file-backed
-	// SQLite in a temporary directory.
-	KindEmbedded = "embedded"
-
-	// KindEmbeddedMemory is FerretDB running inside mongobench on in-memory
-	// SQLite. See EmbeddedOptions.Memory for what it cannot do.
-	KindEmbeddedMemory = "embedded-memory"
-
-	// KindFerretDBPostgres is FerretDB running inside mongobench on a
-	// private PostgreSQL server that mongobench launches from the machine's
-	// binaries (see package pglaunch).
-	KindFerretDBPostgres = "ferretdb-postgres"
-
-	// KindMongod is one mongod process, or a replica set of several,
-	// launched by mongobench from a mongod binary.
-	KindMongod = "mongod"
-
-	// KindURI is an existing deployment named by a connection string.
-	KindURI = "uri"
-)
-
-// Kinds lists the target kinds in the order help texts name them.
-var Kinds = []string{KindEmbedded, KindEmbeddedMemory, KindFerretDBPostgres, KindMongod, KindURI}
-
-// kindList names the kinds for error messages.
-const kindList = "embedded, embedded-memory, ferretdb-postgres, mongod or uri"
-
 // TargetSpec describes one target: where a run's load goes, and for launched
 // targets how the server is configured, so that a run can compare server
 // configurations side by side.
@@ -54,8 +23,8 @@ type TargetSpec struct {
 	// label Label derives from the kind and the settings.
 	Name string
 
-	// Kind is one of the Kind* constants: embedded, embedded-memory,
-	// ferretdb-postgres, mongod or uri.
+	// Kind names a kind of the registry (see Kinds): embedded,
+	// embedded-memory, ferretdb-postgres, mongod or uri.
 	Kind string
 
 	// URI is the connection string of a uri target; other kinds take none.
@@ -77,7 +46,9 @@ type TargetSpec struct {
 // value is one standalone mongod found on PATH, with mongod's defaults.
 type MongodSpec struct {
 	// Binary is the mongod program to run: a path, or a name looked up in
-	// PATH. Empty means "mongod" from PATH.
+	// PATH. Empty means "mongod" from PATH. It comes from the command line
+	// (--target mongod:binary=..., --mongod-binary) or the environment
+	// (MONGOBENCH_MONGOD), never from a workload file, which is data.
 	Binary string
 
 	// StorageEngine is passed as --storageEngine (e.g. "wiredTiger" or
@@ -105,15 +76,6 @@ type MongodSpec struct {
 	// of their own here are rejected, and so is --fork.
 	Args []string
 }
-
-// maxReplicaSetMembers is MongoDB's limit on the members of a replica set.
-const maxReplicaSetMembers = 50
-
-// Bounds of --wiredTigerCacheSizeGB that mongod accepts.
-const (
-	minCacheSizeGB = 0.25
-	maxCacheSizeGB = 10000
-)
 
 // ParseTargetFlag parses the value of a --target flag into a TargetSpec:
 // a kind, optionally followed by a colon and comma-separated key=value
@@ -151,18 +113,18 @@ func ParseTargetFlag(s string) (TargetSpec, error) {
 func parseTargetFlag(s string) (TargetSpec, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return TargetSpec{}, fmt.Errorf("no target given (want %s)", kindList)
+		return TargetSpec{}, fmt.Errorf("no target given (want %s)", KindList())
 	}
 
 	kind, rest, hasRest := strings.Cut(s, ":")
 	kind = strings.TrimSpace(kind)
 
-	if !slices.Contains(Kinds, kind) {
+	if _, ok := LookupKind(kind); !ok {
 		if strings.Contains(s, "://") {
 			return TargetSpec{}, errors.New("a connection string needs the uri: prefix, as in uri:mongodb://host/")
 		}
 
-		return TargetSpec{}, fmt.Errorf("unknown target kind %q (want %s)", kind, kindList)
+		return TargetSpec{}, errUnknownKind(kind)
 	}
 
 	rest = strings.TrimSpace(rest)
@@ -232,6 +194,13 @@ func parseURIFlag(spec *TargetSpec, rest string) error {
 func parseSettings(spec *TargetSpec, rest string) error {
 	seen := map[string]bool{}
 
+	kind, _ := LookupKind(spec.Kind)
+
+	setting := kind.setting
+	if setting == nil {
+		setting = errNoSettings
+	}
+
 	for item := range strings.SplitSeq(rest, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -260,69 +229,9 @@ func parseSettings(spec *TargetSpec, rest string) error {
 			continue
 		}
 
-		switch spec.Kind {
-		case KindEmbedded, KindEmbeddedMemory:
-			return fmt.Errorf("%s targets take no settings other than name, got %q", spec.Kind, k)
-
-		case KindFerretDBPostgres:
-			if spec.Settings == nil {
-				spec.Settings = map[string]string{}
-			}
-
-			spec.Settings[k] = v
-
-		case KindMongod:
-			if spec.Mongod == nil {
-				spec.Mongod = &MongodSpec{}
-			}
-
-			if err := parseMongodSetting(spec.Mongod, k, v); err != nil {
-				return err
-			}
+		if err := setting(spec, k, v); err != nil {
+			return err
 		}
-	}
-
-	return nil
-}
-
-// parseMongodSetting sets one key=value setting of a mongod flag value.
-func parseMongodSetting(m *MongodSpec, k, v string) error {
-	switch k {
-	case "binary":
-		m.Binary = v
-
-	case "storage_engine":
-		m.StorageEngine = v
-
-	case "journal":
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("journal must be true or false, got %q", v)
-		}
-
-		m.Journal = &b
-
-	case "cache_size_gb":
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return fmt.Errorf("cache_size_gb must be a number of gigabytes, got %q", v)
-		}
-
-		m.CacheSizeGB = f
-
-	case "replica_set":
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return fmt.Errorf("replica_set must be a number of members, got %q", v)
-		}
-
-		m.ReplicaSet = n
-
-	case "arg":
-		m.Args = append(m.Args, v)
-
-	default:
-		return fmt.Errorf("unknown mongod setting %q (want storage_engine, journal, cache_size_gb, replica_set, binary, arg or name)", k)
 	}
 
 	return nil
@@ -342,133 +251,21 @@ func displayFlag(s string) string {
 	return s
 }
 
-// Validate reports whether the spec describes a target Launch can try: a
-// known kind with only the fields that kind takes, PostgreSQL setting names
-// that can be written to postgresql.conf, and mongod options within the
-// ranges mongod accepts. It does not look for programs on this machine;
-// Launch does. The error is one line, without the target's name and without
-// the connection string.
+// Validate reports whether the spec describes a target Launch can try, as
+// its kind in the registry checks it: a known kind with only the fields
+// that kind takes, a mongodb:// or mongodb+srv:// connection string,
+// PostgreSQL settings from the allowed list with one-line values, and
+// mongod options from the allowed list within the ranges mongod accepts.
+// It does not look for programs on this machine; Launch does. The error is
+// one line, without the target's name and without the connection string;
+// it is a *FieldError naming the offending field.
 func (t TargetSpec) Validate() error {
-	if !slices.Contains(Kinds, t.Kind) {
-		return fmt.Errorf("unknown target kind %q (want %s)", t.Kind, kindList)
+	kind, ok := LookupKind(t.Kind)
+	if !ok {
+		return errUnknownKind(t.Kind)
 	}
 
-	if t.Kind == KindURI {
-		if strings.TrimSpace(t.URI) == "" {
-			return errors.New("uri targets need a connection string")
-		}
-	} else if t.URI != "" {
-		return fmt.Errorf("%s targets take no connection string; only uri targets do", t.Kind)
-	}
-
-	if len(t.Settings) > 0 && t.Kind != KindFerretDBPostgres {
-		return fmt.Errorf("settings apply to ferretdb-postgres targets (PostgreSQL settings), not to %s targets", t.Kind)
-	}
-
-	if t.Mongod != nil && t.Kind != KindMongod {
-		return fmt.Errorf("mongod options apply to mongod targets only, not to %s targets", t.Kind)
-	}
-
-	switch t.Kind {
-	case KindFerretDBPostgres:
-		return validatePostgreSQLSettings(t.Settings)
-	case KindMongod:
-		if t.Mongod != nil {
-			return t.Mongod.validate()
-		}
-	}
-
-	return nil
-}
-
-// postgreSQLSettingName matches PostgreSQL parameter names, including
-// custom ones with a dot (e.g. auto_explain.log_min_duration).
-var postgreSQLSettingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
-
-// managedPostgreSQLSettings are set by pglaunch so that it finds its server;
-// pglaunch.Start rejects them too, but saying so before anything starts is
-// kinder.
-var managedPostgreSQLSettings = []string{"listen_addresses", "port", "unix_socket_directories"}
-
-// validatePostgreSQLSettings checks the settings of a ferretdb-postgres
-// target, in a stable order so that the same spec always gives the same
-// error.
-func validatePostgreSQLSettings(settings map[string]string) error {
-	for _, k := range slices.Sorted(maps.Keys(settings)) {
-		if !postgreSQLSettingName.MatchString(k) {
-			return fmt.Errorf("invalid PostgreSQL setting name %q", k)
-		}
-
-		if slices.Contains(managedPostgreSQLSettings, strings.ToLower(k)) {
-			return fmt.Errorf("PostgreSQL setting %q is managed by mongobench and cannot be changed", k)
-		}
-
-		if strings.ContainsAny(settings[k], "\x00\r\n") {
-			return fmt.Errorf("PostgreSQL setting %s: the value must be a single line", k)
-		}
-	}
-
-	return nil
-}
-
-// storageEngineName matches plausible storage engine names, so that a typo
-// such as "--inMemory" is caught before mongod is started.
-var storageEngineName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
-
-// managedMongodArgs are the mongod arguments a MongodSpec may not pass in
-// Args, with the reason why.
-var managedMongodArgs = map[string]string{
-	"--dbpath":                "mongobench sets it to a temporary directory",
-	"--port":                  "mongobench picks a free port",
-	"--bind_ip":               "mongobench binds to 127.0.0.1 only",
-	"--bind_ip_all":           "mongobench binds to 127.0.0.1 only",
-	"--replSet":               "use replica_set instead",
-	"--fork":                  "mongobench must stay the parent of its mongod processes",
-	"--storageEngine":         "use storage_engine instead",
-	"--wiredTigerCacheSizeGB": "use cache_size_gb instead",
-	"--nojournal":             "use journal=false instead",
-	"--journal":               "use journal instead",
-	"--nounixsocket":          "mongobench sets it",
-	"--unixSocketPrefix":      "mongobench disables the Unix socket",
-}
-
-// validate checks a mongod target's options.
-func (m *MongodSpec) validate() error {
-	if m.ReplicaSet < 0 || m.ReplicaSet > maxReplicaSetMembers {
-		return fmt.Errorf("replica_set must be between 0 (standalone) and %d members, got %d", maxReplicaSetMembers, m.ReplicaSet)
-	}
-
-	if m.StorageEngine != "" && !storageEngineName.MatchString(m.StorageEngine) {
-		return fmt.Errorf("storage_engine %q is not a storage engine name (such as wiredTiger or inMemory)", m.StorageEngine)
-	}
-
-	wiredTiger := m.StorageEngine == "" || m.StorageEngine == "wiredTiger"
-
-	switch c := m.CacheSizeGB; {
-	case math.IsNaN(c) || math.IsInf(c, 0) || c < 0:
-		return fmt.Errorf("cache_size_gb must be a positive number of gigabytes, got %v", c)
-	case c > 0 && (c < minCacheSizeGB || c > maxCacheSizeGB):
-		return fmt.Errorf("cache_size_gb must be between %v and %v, got %v", minCacheSizeGB, maxCacheSizeGB, c)
-	case c > 0 && !wiredTiger:
-		return fmt.Errorf("cache_size_gb applies to the wiredTiger storage engine only, not to %s", m.StorageEngine)
-	}
-
-	if m.Journal != nil && !*m.Journal && m.ReplicaSet > 0 && wiredTiger {
-		return errors.New("journal=false cannot be combined with replica_set: MongoDB does not run WiredTiger replica set members without a journal")
-	}
-
-	if strings.ContainsRune(m.Binary, 0) {
-		return errors.New("binary must not contain NUL characters")
-	}
-
-	for _, a := range m.Args {
-		name, _, _ := strings.Cut(a, "=")
-		if why, ok := managedMongodArgs[name]; ok {
-			return fmt.Errorf("mongod argument %q is not allowed in arg: %s", name, why)
-		}
-	}
-
-	return nil
+	return kind.validate(t)
 }
 
 // Label returns the target's label in the matrix: Name if set, otherwise
@@ -643,20 +440,9 @@ func Launch(ctx context.Context, spec TargetSpec, opts LaunchOptions) (*Launched
 		l.logger = slog.New(slog.DiscardHandler)
 	}
 
-	var err error
+	kind, _ := LookupKind(spec.Kind) // Validate found it
 
-	switch spec.Kind {
-	case KindEmbedded, KindEmbeddedMemory:
-		err = l.launchEmbedded(ctx, opts)
-	case KindFerretDBPostgres:
-		err = l.launchFerretDBPostgres(ctx, opts)
-	case KindMongod:
-		err = l.launchMongod(ctx, opts)
-	case KindURI:
-		l.URI = spec.URI
-		l.Description = "existing deployment at " + redact.URI(spec.URI)
-	}
-
+	err := kind.launch(ctx, l, opts)
 	if err == nil {
 		return l, nil
 	}
@@ -666,83 +452,6 @@ func Launch(ctx context.Context, spec TargetSpec, opts LaunchOptions) (*Launched
 	}
 
 	return nil, err
-}
-
-// launchEmbedded starts FerretDB on SQLite, in a file or in memory.
-func (l *Launched) launchEmbedded(ctx context.Context, opts LaunchOptions) error {
-	e, err := StartEmbedded(ctx, EmbeddedOptions{
-		Memory:  l.Spec.Kind == KindEmbeddedMemory,
-		Logger:  opts.Logger,
-		TempDir: opts.TempDir,
-	})
-	if err != nil {
-		return err
-	}
-
-	l.embedded = e
-	l.URI = e.URI()
-	l.Description = e.Description()
-	// For in-memory SQLite these say that updates modifying documents
-	// hang and that one operation runs per database at a time.
-	l.Notes = e.Notes()
-	l.MaxPoolSize = e.MaxPoolSize()
-
-	return nil
-}
-
-// launchFerretDBPostgres starts a private PostgreSQL and FerretDB on it.
-func (l *Launched) launchFerretDBPostgres(ctx context.Context, opts LaunchOptions) error {
-	// Available explains what is missing and how to install it.
-	if err := pglaunch.Available(); err != nil {
-		return err
-	}
-
-	pgOpts := pglaunch.Options{Settings: l.Spec.Settings, TempDir: opts.TempDir}
-	if opts.Logger != nil {
-		pgOpts.Logf = func(format string, args ...any) {
-			l.logger.Info(fmt.Sprintf(format, args...))
-		}
-	}
-
-	pg, err := pglaunch.Start(ctx, pgOpts)
-	if err != nil {
-		return err
-	}
-
-	l.postgres = pg
-
-	e, err := StartEmbedded(ctx, EmbeddedOptions{
-		PostgreSQLURL: pg.URL(pglaunch.DefaultDatabase),
-		Logger:        opts.Logger,
-		TempDir:       opts.TempDir,
-	})
-	if err != nil {
-		return err
-	}
-
-	l.embedded = e
-	l.URI = e.URI()
-	l.MaxPoolSize = e.MaxPoolSize()
-	l.Notes = e.Notes()
-
-	version := "PostgreSQL"
-	if v := pg.Version(); v != "" {
-		version += " " + v
-	}
-
-	settings := "its default settings"
-	if keys := slices.Sorted(maps.Keys(l.Spec.Settings)); len(keys) > 0 {
-		pairs := make([]string, len(keys))
-		for i, k := range keys {
-			pairs[i] = k + "=" + l.Spec.Settings[k]
-		}
-
-		settings = strings.Join(pairs, ", ")
-	}
-
-	l.Description = fmt.Sprintf("%s on %s launched by mongobench with %s", e.Description(), version, settings)
-
-	return nil
 }
 
 // Label returns the target's label in the matrix; see TargetSpec.Label.

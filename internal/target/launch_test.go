@@ -121,8 +121,8 @@ func TestParseTargetFlagErrors(t *testing.T) {
 		{"ferretdb-postgres:name=a,name=b", `"ferretdb-postgres:name=a,name=b": setting "name" is given twice`},
 		{"ferretdb-postgres:fsync=", `"ferretdb-postgres:fsync=": setting "fsync" has no value`},
 		{"ferretdb-postgres:port=5433", `"ferretdb-postgres:port=5433": PostgreSQL setting "port" is managed by mongobench and cannot be changed`},
-		{"ferretdb-postgres:Listen_Addresses=*", `"ferretdb-postgres:Listen_Addresses=*": PostgreSQL setting "Listen_Addresses" is managed by mongobench and cannot be changed`},
-		{"ferretdb-postgres:work-mem=4MB", `"ferretdb-postgres:work-mem=4MB": invalid PostgreSQL setting name "work-mem"`},
+		{"ferretdb-postgres:Listen_Addresses=*", `"ferretdb-postgres:Listen_Addresses=*": invalid PostgreSQL setting name "Listen_Addresses": use lower-case letters, digits, '_' and '.'`},
+		{"ferretdb-postgres:work-mem=4MB", `"ferretdb-postgres:work-mem=4MB": invalid PostgreSQL setting name "work-mem": use lower-case letters, digits, '_' and '.'`},
 		{"mongod:journal=maybe", `"mongod:journal=maybe": journal must be true or false, got "maybe"`},
 		{"mongod:replica_set=three", `"mongod:replica_set=three": replica_set must be a number of members, got "three"`},
 		{"mongod:replica_set=51", `"mongod:replica_set=51": replica_set must be between 0 (standalone) and 50 members, got 51`},
@@ -208,12 +208,12 @@ func TestTargetSpecValidate(t *testing.T) {
 		{
 			"multi-line setting",
 			TargetSpec{Kind: KindFerretDBPostgres, Settings: map[string]string{"work_mem": "4MB\nfsync = off"}},
-			"PostgreSQL setting work_mem: the value must be a single line",
+			"PostgreSQL setting work_mem: the value must be one line without quotes, backslashes or control characters",
 		},
 		{
 			"custom setting name",
 			TargetSpec{Kind: KindFerretDBPostgres, Settings: map[string]string{"auto_explain.log_min_duration": "0"}},
-			"",
+			`PostgreSQL setting "auto_explain.log_min_duration" is not one mongobench lets a target change (see docs/security.md for the list)`,
 		},
 		{
 			"infinite cache",

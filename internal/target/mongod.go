@@ -29,7 +29,7 @@ import (
 )
 
 // errNoMongod is the error for a mongod target on a machine without mongod.
-var errNoMongod = errors.New("no mongod binary found (set binary= or put mongod on PATH); mongod targets cannot run on this machine")
+var errNoMongod = errors.New("no mongod binary found (give one with --mongod-binary or MONGOBENCH_MONGOD, or put mongod on PATH); mongod targets cannot run on this machine")
 
 // ReplicaSetName is the name of the replica sets Launch starts.
 const ReplicaSetName = "mongobench"

@@ -433,7 +433,7 @@ func TestLaunchMongodNotFound(t *testing.T) {
 		binary string
 		want   string
 	}{
-		{"nothing on PATH", "", "no mongod binary found (set binary= or put mongod on PATH); mongod targets cannot run on this machine"},
+		{"nothing on PATH", "", "no mongod binary found (give one with --mongod-binary or MONGOBENCH_MONGOD, or put mongod on PATH); mongod targets cannot run on this machine"},
 		{"missing path", "/nonexistent/mongod", `mongod binary "/nonexistent/mongod" cannot be run: stat /nonexistent/mongod: no such file or directory`},
 		{"name not on PATH", "mongod-7.0", `mongod binary "mongod-7.0" cannot be run: executable file not found in $PATH`},
 		{"not executable", notExecutable, fmt.Sprintf(`mongod binary %q cannot be run: permission denied`, notExecutable)},

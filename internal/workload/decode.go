@@ -211,6 +211,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 		// as written (shared_buffers: 128MB, fsync: off).
 		if elem.Kind() == reflect.String && val.Kind == yaml.ScalarNode && !isNull(val) {
 			elem.SetString(val.Value)
+			d.nodes[yamlpos.Field(path, k.Value)] = val
 		} else {
 			d.decode(val, elem, yamlpos.Field(path, k.Value))
 		}

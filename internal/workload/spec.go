@@ -115,7 +115,7 @@ type TargetSpec struct {
 	// Name labels the target in the matrix (default: its kind).
 	Name string `yaml:"name" json:"name,omitempty"`
 
-	// Kind is embedded, embedded-memory, ferretdb-postgres, mongod or uri.
+	// Kind names a kind of package target's registry (target.Kinds).
 	Kind string `yaml:"kind" json:"kind"`
 
 	// URI is the connection string of a uri target.
@@ -130,6 +130,9 @@ type TargetSpec struct {
 
 // MongodSpec configures launched mongod processes.
 type MongodSpec struct {
+	// Binary is read only to be refused: a workload file names no program
+	// to run (see docs/security.md); the mongod binary comes from
+	// --mongod-binary, MONGOBENCH_MONGOD or PATH.
 	Binary        string   `yaml:"binary" json:"binary,omitempty"`
 	StorageEngine string   `yaml:"storage_engine" json:"storage_engine,omitempty"`
 	Journal       *bool    `yaml:"journal" json:"journal,omitempty"`

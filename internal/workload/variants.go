@@ -16,9 +16,6 @@ import (
 // difference significant at 5%, and 5 leaves one to spare.
 const DefaultRounds = 5
 
-// TargetKinds lists the target kinds.
-var TargetKinds = []string{"embedded", "embedded-memory", "ferretdb-postgres", "mongod", "uri"}
-
 // comparisonKeys are top-level keys that describe the comparison, not one
 // run: they are left out of the documents variants are parsed from.
 var comparisonKeys = []string{"variants", "trials", "targets"}
@@ -247,36 +244,5 @@ func (v *validator) comparison() {
 		v.at("trials.rounds", "must be between 1 and 1000")
 	}
 
-	targets := map[string]bool{}
-
-	for i, t := range v.s.Targets {
-		p := yamlpos.Index("targets", i)
-
-		if !slices.Contains(TargetKinds, t.Kind) {
-			v.at(yamlpos.Field(p, "kind"), "unknown target kind %q (one of embedded, embedded-memory, ferretdb-postgres, mongod, uri)", t.Kind)
-		}
-
-		if (t.Kind == "uri") != (t.URI != "") {
-			v.at(yamlpos.Field(p, "uri"), "a uri target needs uri, and only uri targets take one")
-		}
-
-		if len(t.Settings) > 0 && t.Kind != "ferretdb-postgres" {
-			v.at(yamlpos.Field(p, "settings"), "settings apply to ferretdb-postgres targets (PostgreSQL settings)")
-		}
-
-		if t.Mongod != nil && t.Kind != "mongod" {
-			v.at(yamlpos.Field(p, "mongod"), "applies to mongod targets only")
-		}
-
-		name := t.Name
-		if name == "" {
-			name = t.Kind
-		}
-
-		if targets[name] {
-			v.at(yamlpos.Field(p, "name"), "target %q is named twice; give each a name", name)
-		}
-
-		targets[name] = true
-	}
+	v.targets()
 }

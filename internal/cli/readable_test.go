@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/wiretest"
+)
+
+// bundledWorkloads returns every workload under workloads/ that runs on
+// this machine: all but those under studies/mongod/, which need a real
+// mongod (TestStudiesValidate validates them).
+func bundledWorkloads(t *testing.T) []string {
+	t.Helper()
+
+	var files []string
+
+	for _, pattern := range []string{"../../workloads/*.yaml", "../../workloads/*/*.yaml"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		files = append(files, m...)
+	}
+
+	if len(files) < 10 {
+		t.Fatalf("found %d bundled workloads, want the ten or so under workloads/", len(files))
+	}
+
+	return files
+}
+
+// TestEveryResultsFileReadable runs every bundled workload at its smallest
+// size, a run on two targets (two wiretest servers) and a run of variants
+// on two kinds of embedded target, and reads each results file with every
+// command, in-process: Check finds nothing wrong, compare compares it,
+// report writes a page and report --csv writes CSV files with rows.
+func TestEveryResultsFileReadable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every bundled workload on an embedded FerretDB")
+	}
+
+	for _, f := range bundledWorkloads(t) {
+		name, err := filepath.Rel("../../workloads", f)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		t.Run(name, func(t *testing.T) {
+			text, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			dir := t.TempDir()
+			path := filepath.Join(dir, filepath.Base(f))
+
+			if err := os.WriteFile(path, []byte(smallestSize(t, string(text))), 0o600); err != nil {
+				t.Fatal(err)
+			}
+
+			res := runForResults(t, dir, path)
+			assertReadable(t, dir, res)
+		})
+	}
+
+	t.Run("two targets", func(t *testing.T) {
+		var uris []string
+
+		for range 2 {
+			srv, err := wiretest.Start(wiretest.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			t.Cleanup(func() { _ = srv.Close() })
+
+			uris = append(uris, srv.URI())
+		}
+
+		dir := t.TempDir()
+		res := runForResults(t, dir, "testdata/small.yaml", "--target", "uri:name=a,"+uris[0], "--target", "uri:name=b,"+uris[1])
+
+		r := readChecked(t, res)
+		if r.Kind() != result.KindMatrix || len(r.Matrix.Targets) != 2 {
+			t.Fatalf("kind %q with %d targets, want a matrix of two", r.Kind(), len(r.Matrix.Targets))
+		}
+
+		// Alone, a matrix file compares its cells with its first one.
+		code, stdout, stderr := runMain(t, "compare", res)
+		for _, want := range []string{"A  " + res + " [a · small]", "B  " + res + " [b · small]", "B vs A"} {
+			if code != 0 || !strings.Contains(stdout, want) {
+				t.Errorf("compare of the matrix alone: exit %d, no %q in\n%s\nstderr:\n%s", code, want, stdout, stderr)
+			}
+		}
+
+		assertReadable(t, dir, res)
+	})
+
+	t.Run("variants on two kinds", func(t *testing.T) {
+		dir := t.TempDir()
+		res := runForResults(t, dir, "testdata/matrix.yaml", "--target", target.KindEmbedded, "--target", target.KindEmbeddedMemory)
+
+		r := readChecked(t, res)
+		if r.Kind() != result.KindMatrix || len(r.Matrix.Variants) != 3 {
+			t.Fatalf("kind %q with %d variants, want a matrix of three", r.Kind(), len(r.Matrix.Variants))
+		}
+
+		for _, tr := range r.Matrix.Trials {
+			if tr.Result.Target.Kind != tr.Target {
+				t.Errorf("trial on %s records target kind %q", tr.Target, tr.Result.Target.Kind)
+			}
+		}
+
+		assertReadable(t, dir, res)
+	})
+}
+
+// runForResults runs workload with a short measured duration and returns
+// the results file's path.
+func runForResults(t *testing.T, dir, workload string, args ...string) string {
+	t.Helper()
+
+	out := filepath.Join(dir, "results.json")
+	args = append([]string{"run", workload, "--out", out, "--duration", "1s", "--no-explain", "--server-stats-interval", "0", "--quiet"}, args...)
+
+	code, stdout, stderr := runMain(t, args...)
+	if code != 0 {
+		t.Fatalf("run: exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	return out
+}
+
+// readChecked reads a results file and fails on any problem Check finds.
+func readChecked(t *testing.T, path string) *result.Result {
+	t.Helper()
+
+	r, err := result.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if errs := r.Check(); len(errs) > 0 {
+		t.Errorf("Check found %d problems; first: %v", len(errs), errs[0])
+	}
+
+	if err := r.CheckContents(); err != nil {
+		t.Errorf("CheckContents: %v", err)
+	}
+
+	return r
+}
+
+// assertReadable passes a results file through compare (with itself),
+// report -o and report --csv.
+func assertReadable(t *testing.T, dir, res string) {
+	t.Helper()
+
+	readChecked(t, res)
+
+	code, stdout, stderr := runMain(t, "compare", res, res)
+	if code != 0 || !strings.Contains(stdout, "Results files:") || !strings.Contains(stdout, "B vs A") {
+		t.Errorf("compare: exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	assertNoStackTrace(t, stdout+stderr)
+
+	html := filepath.Join(dir, "report.html")
+	csvDir := filepath.Join(dir, "csv")
+
+	code, stdout, stderr = runMain(t, "report", res, "-o", html, "--csv", csvDir)
+	if code != 0 {
+		t.Fatalf("report: exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	if fi, err := os.Stat(html); err != nil || fi.Size() == 0 {
+		t.Errorf("report wrote no page: %v", err)
+	}
+
+	for _, name := range []string{"summary.csv", "intervals.csv"} {
+		rows := readCSVRows(t, filepath.Join(csvDir, name))
+		if len(rows) < 2 {
+			t.Errorf("%s has %d rows, want a header and data rows", name, len(rows))
+		}
+	}
+}
+
+// readCSVRows reads a CSV file whole.
+func readCSVRows(t *testing.T, path string) [][]string {
+	t.Helper()
+
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+
+	return rows
+}
