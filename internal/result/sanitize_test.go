@@ -79,10 +79,12 @@ func leakyResult(t *testing.T) *Result {
 	trial := buildResult(t)
 	trial.Workload = r.Workload
 	trial.Target.URI = atURI
+	r.Target.Kind = KindMatrix
 	r.Matrix = &Matrix{
-		Targets: []MatrixTarget{{Name: "a", Kind: "uri", URI: uri, Error: "target a: " + rawAtURI, Notes: []string{uri}}},
-		Rounds:  1,
-		Trials:  []Trial{{Target: "a", Round: 1, Result: trial}},
+		Targets:  []MatrixTarget{{Name: "a", Kind: "uri", URI: uri, Error: "target a: " + rawAtURI, Notes: []string{uri}}},
+		Variants: []string{"v"},
+		Rounds:   1,
+		Trials:   []Trial{{Target: "a", Variant: "v", Round: 1, Result: trial}},
 	}
 
 	return r
