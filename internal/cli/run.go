@@ -291,6 +291,7 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 		AbortAfter: spec.Run.AbortAfter.D(),
 		Timeout:    spec.Run.Timeout.D(),
 	}
+	defer closeObserver(eng.Observer)
 
 	rb := newResultBuilder(st, path, spec, tgt, info)
 
