@@ -154,6 +154,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	}
 
 	out := resultsPath(f.out, w.spec.Name, res.StartedAt)
+	st.setStep("writing the results to %s", out)
+
 	if err := result.WriteFile(out, res); err != nil {
 		return failed("writing results: %v", err)
 	}
@@ -269,6 +271,8 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 
 	if !f.keepDB && own.Owned {
 		defer func() {
+			st.setStep("dropping database %q", spec.Database)
+
 			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 
@@ -299,6 +303,7 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 
 	for _, l := range w.loads {
 		smp.setPhase(l.Name())
+		st.setStep("waiting for the %s load's insert batches in flight (at most %d)", l.Name(), l.Spec.Concurrency)
 		final = eng.Load(ctx, l)
 		rb.add(final, false)
 
@@ -314,9 +319,12 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 		}
 
 		smp.setPhase(p.Name)
+		st.setStep("waiting for the operations in flight of phase %q (at most %d)", p.Name, inFlightBound(p))
 		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.ops})
 		rb.add(final, !p.Measured())
 	}
+
+	st.setStep("gathering the results")
 
 	res := rb.build(final)
 	res.Server = smp.stop()
@@ -328,6 +336,25 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 	res.Findings = findings(res)
 
 	return res, final, nil
+}
+
+// inFlightBound is the most operations a phase's workers and background
+// jobs can have in flight at once, for the messages of an interrupt.
+func inFlightBound(p *workload.Phase) int {
+	n := p.Concurrency
+	if p.OpenLoop() {
+		n = p.MaxInFlight
+	}
+
+	for _, s := range p.Stages {
+		n = max(n, s.Concurrency)
+	}
+
+	for _, b := range p.Background {
+		n += max(b.MaxInFlight, 1)
+	}
+
+	return n
 }
 
 // exitVerdict turns how the run ended into the exit code, with a message.
@@ -377,41 +404,6 @@ func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res 
 	fmt.Fprintf(st.Stderr, "%d operations failed (%.2f%%), within run.max_error_rate\n", bad, 100*rate)
 
 	return nil
-}
-
-// interruptContext returns a context cancelled by the first interrupt; the
-// second interrupt runs the registered hard-exit cleanups and exits.
-func interruptContext(st *State) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-
-	if st.Signals != nil {
-		go func() {
-			select {
-			case <-st.Signals:
-			case <-done:
-				return
-			}
-
-			fmt.Fprintln(st.Stderr, "\nInterrupted: stopping and writing results (press Ctrl-C again to exit at once)")
-			cancel()
-
-			select {
-			case <-st.Signals:
-			case <-done:
-				return
-			}
-
-			fmt.Fprintln(st.Stderr, "Exiting at once.")
-			st.runHardExitHooks()
-			st.Exit(ExitForced)
-		}()
-	}
-
-	return ctx, func() {
-		close(done)
-		cancel()
-	}
 }
 
 // prepareDatabase claims the workload's database and gives it a clean

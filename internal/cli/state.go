@@ -31,15 +31,16 @@ type State struct {
 	// StderrIsTerminal enables the live progress bar.
 	StderrIsTerminal bool
 
-	// Signals delivers interrupt requests (Ctrl-C, SIGTERM). The first one
-	// stops a run gracefully; the second exits at once through Exit.
+	// Signals delivers interrupt requests (SIGINT from Ctrl-C, SIGTERM,
+	// SIGHUP). The first one stops a command gracefully; one arriving more
+	// than a second later exits at once through Exit.
 	Signals <-chan os.Signal
 
 	// StopSignals releases the signal subscription.
 	StopSignals func()
 
-	// Exit ends the process; only the second interrupt uses it, since
-	// commands otherwise return their exit code.
+	// Exit ends the process; only a second interrupt or a stop that takes
+	// too long uses it, since commands otherwise return their exit code.
 	Exit func(code int)
 
 	// Now is the clock used for file names and timestamps.
@@ -49,6 +50,10 @@ type State struct {
 	// will not run: they remove temporary directories.
 	hooksMu sync.Mutex
 	hooks   []func()
+
+	// steps says what the command is doing, for the messages of an
+	// interrupt.
+	steps shutdownSteps
 }
 
 // onHardExit registers a cleanup for a forced exit and returns a function
@@ -86,7 +91,9 @@ func (st *State) runHardExitHooks() {
 
 // NewOSState returns the State of the real process.
 func NewOSState() *State {
-	sig := make(chan os.Signal, 2)
+	// Room for a burst: timeout(1) and a terminal may deliver one request
+	// as several signals at once.
+	sig := make(chan os.Signal, 4)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 
 	return &State{
