@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -186,7 +187,10 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		gates = append(gates, g)
 	}
 
-	files, err := readCompareFiles(st, paths)
+	ctx, stop := interruptContext(st)
+	defer stop()
+
+	files, err := readCompareFiles(ctx, st, paths)
 	if err != nil {
 		return err
 	}
@@ -231,12 +235,16 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 // readCompareFiles reads every results file, printing each one that cannot
 // be read or compared, and warns about files that look inconsistent or
 // incomparable.
-func readCompareFiles(st *State, paths []string) ([]*compareFile, error) {
+func readCompareFiles(ctx context.Context, st *State, paths []string) ([]*compareFile, error) {
 	files := make([]*compareFile, 0, len(paths))
 	bad := 0
 
 	for i, path := range paths {
-		res, err := result.ReadFile(path)
+		res, err := result.Read(ctx, path)
+		if ctx.Err() != nil {
+			return nil, failed("interrupted while reading %s", path)
+		}
+
 		if err == nil && res.MainPhase() == nil {
 			err = fmt.Errorf("results file %s has no phases", path)
 		}

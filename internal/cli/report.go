@@ -65,11 +65,18 @@ It exits with code 2 if a results file cannot be read.`,
 
 // writeReport is `mongobench report`: out and csvDir may each be empty.
 func writeReport(st *State, paths []string, out, csvDir string) error {
+	ctx, stop := interruptContext(st)
+	defer stop()
+
 	results := make([]*result.Result, 0, len(paths))
 	bad := 0
 
 	for _, path := range paths {
-		res, err := result.ReadFile(path)
+		res, err := result.Read(ctx, path)
+		if ctx.Err() != nil {
+			return failed("interrupted while reading %s; no report written", path)
+		}
+
 		if err != nil {
 			bad++
 

@@ -97,7 +97,14 @@ exits at once.`,
 
 // runWorkload is `mongobench run`.
 func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
-	w, errs := loadWorkload(path, seed)
+	ctx, stop := interruptContext(st)
+	defer stop()
+
+	w, errs := readWorkload(ctx, path, seed)
+	if ctx.Err() != nil {
+		return failed("interrupted while reading %s", path)
+	}
+
 	if len(errs) > 0 {
 		for _, err := range errs {
 			fmt.Fprintln(st.Stderr, err)
@@ -115,9 +122,6 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	if err != nil {
 		return err
 	}
-
-	ctx, stop := interruptContext(st)
-	defer stop()
 
 	if path := st.Getenv("MONGOBENCH_CPUPROFILE"); path != "" {
 		stopProfile, err := startCPUProfile(path)
@@ -303,7 +307,7 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 
 	for _, l := range w.loads {
 		smp.setPhase(l.Name())
-		st.setStep("waiting for the %s load's insert batches in flight (at most %d)", l.Name(), l.Spec.Concurrency)
+		st.setStep("waiting for the %s load's insert batches in flight (at most %d), then writing the results so far", l.Name(), l.Spec.Concurrency)
 		final = eng.Load(ctx, l)
 		rb.add(final, false)
 
@@ -319,7 +323,7 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 		}
 
 		smp.setPhase(p.Name)
-		st.setStep("waiting for the operations in flight of phase %q (at most %d)", p.Name, inFlightBound(p))
+		st.setStep("waiting for the operations in flight of phase %q (at most %d), then writing the results so far", p.Name, inFlightBound(p))
 		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.ops})
 		rb.add(final, !p.Measured())
 	}

@@ -119,7 +119,7 @@ func watchSignals(st *State, cancel context.CancelFunc, done <-chan struct{}) {
 	at := time.Now()
 	step := st.markInterrupted()
 
-	msg := fmt.Sprintf("\nInterrupted (%s): stopping and writing the results so far", signalName(first))
+	msg := fmt.Sprintf("\nInterrupted (%s): stopping", signalName(first))
 	if step != "" {
 		msg += "; " + step
 	}
