@@ -123,6 +123,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return err
 	}
 
+	sweepLeftovers(st)
+
 	if path := st.Getenv("MONGOBENCH_CPUPROFILE"); path != "" {
 		stopProfile, err := startCPUProfile(path)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/FerretDB/FerretDB/ferretdb"
 
 	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/tempdir"
 )
 
 // ferretDBModule is the module path whose linked version Description reports.
@@ -115,18 +116,12 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		return nil, fmt.Errorf("start embedded FerretDB: temporary directory %q must not contain '?', '#' or '%%'", opts.TempDir)
 	}
 
-	dir, err := os.MkdirTemp(opts.TempDir, "mongobench-ferretdb-")
+	// Marked with this process, so that a later run removes it if this
+	// one is killed.
+	dir, err := tempdir.Create(opts.TempDir, "mongobench-ferretdb-")
 	if err != nil {
 		return nil, fmt.Errorf("start embedded FerretDB: create data directory: %w", err)
 	}
-
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
-	}
-
-	dir = abs
 
 	if strings.ContainsAny(dir, "?#%") {
 		_ = os.RemoveAll(dir)
