@@ -30,8 +30,8 @@ func sweepLeftovers(st *State) {
 	}
 
 	if n := len(s.Unmarked); n > 0 {
-		fmt.Fprintf(st.Stderr, "Note: %s named like mongobench's carry no owner mark (%s; left by an older mongobench, "+
-			"which may still be running). If none is running, remove them with: %s\n",
+		fmt.Fprintf(st.Stderr, "Note: found %s named like mongobench's without an owner mark (%s), left by an older "+
+			"mongobench that may still be running; if none is, remove with: %s\n",
 			dirCount(n), inputfile.Size(tempdir.Total(s.Unmarked)), tempdir.RemoveCommand(s.Unmarked))
 	}
 }
