@@ -101,10 +101,25 @@ func NewOSState() *State {
 		Stdout:           os.Stdout,
 		Stderr:           os.Stderr,
 		Getenv:           os.Getenv,
-		StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())), //nolint:gosec // file descriptors fit in int
+		StderrIsTerminal: barTerminal(os.Stderr),
 		Signals:          sig,
 		StopSignals:      func() { signal.Stop(sig) },
 		Exit:             os.Exit,
 		Now:              time.Now,
 	}
+}
+
+// barTerminal reports whether f is a terminal a progress bar can be drawn
+// on: one that knows its width. A pseudo-terminal whose parent is no
+// terminal (script(1) run from a pipe, some CI runners) reports zero
+// columns, and the bar would draw nothing at all; plain lines serve there.
+func barTerminal(f *os.File) bool {
+	fd := int(f.Fd()) //nolint:gosec // file descriptors fit in int
+	if !term.IsTerminal(fd) {
+		return false
+	}
+
+	width, _, err := term.GetSize(fd)
+
+	return err == nil && width > 0
 }
