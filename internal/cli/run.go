@@ -51,8 +51,12 @@ directory, removed at exit. With --uri it connects to any MongoDB-compatible
 deployment; authentication and TLS options go in the URI. Passwords are never
 printed or saved.
 
-Ctrl-C stops the run gracefully and writes the results so far; a second Ctrl-C
-exits at once.`,
+Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the run gracefully: it writes the
+results so far (status interrupted), removes its temporary directories, stops
+the servers it started and exits with code 1, saying on standard error what it
+waits for. Signals within a second of the first count as one; a later one, or a
+stop longer than 10 s, exits at once (code 130), still cleaning up. At start, a
+run removes the temporary directories of mongobench runs that were killed.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
 		Args: cobra.ExactArgs(1),

@@ -68,8 +68,8 @@ type EmbeddedOptions struct {
 	// pglaunch.Server.URL) instead of SQLite, so that FerretDB on
 	// PostgreSQL can be measured without a FerretDB installation. The data
 	// then lives in that database, which Close leaves alone; the temporary
-	// directory is still created and removed, for uniformity, but stays
-	// empty. Memory cannot be combined with it.
+	// directory is still created and removed, for uniformity, but holds
+	// only its owner mark. Memory cannot be combined with it.
 	PostgreSQLURL string
 }
 
@@ -255,7 +255,8 @@ func (e *Embedded) URI() string {
 }
 
 // Dir returns the temporary data directory holding the SQLite files (empty of
-// data in memory mode and with PostgreSQL). Close removes it.
+// data in memory mode and with PostgreSQL) and the owner mark that lets a
+// later run remove it if this process is killed. Close removes it.
 func (e *Embedded) Dir() string {
 	return e.dir
 }

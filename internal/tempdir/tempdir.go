@@ -23,9 +23,9 @@ import (
 // per kind of server.
 var Prefixes = []string{"mongobench-ferretdb-", "mongobench-postgres-", "mongobench-mongod-"}
 
-// markFile is the owner mark inside each directory. Its name does not end
-// in .sqlite, so the embedded server never takes it for a database.
-const markFile = ".mongobench-owner"
+// MarkFile is the name of the owner mark inside each directory. It does not
+// end in .sqlite, so the embedded server never takes it for a database.
+const MarkFile = ".mongobench-owner"
 
 // Owner identifies a process across PID reuse: its PID and, where the
 // system tells, its start time.
@@ -75,7 +75,7 @@ func Create(parent, prefix string) (string, error) {
 	self := Self()
 	mark := fmt.Sprintf("pid %d\nstart %s\n", self.PID, self.Start)
 
-	if err := os.WriteFile(filepath.Join(abs, markFile), []byte(mark), 0o644); err != nil { //nolint:gosec // the mark holds no secret, and a launched server's account reads it
+	if err := os.WriteFile(filepath.Join(abs, MarkFile), []byte(mark), 0o644); err != nil { //nolint:gosec // the mark holds no secret, and a launched server's account reads it
 		_ = os.RemoveAll(abs)
 		return "", fmt.Errorf("mark %s with its owner: %w", abs, err)
 	}
@@ -86,7 +86,7 @@ func Create(parent, prefix string) (string, error) {
 // readMark returns a directory's owner, or false when it carries no
 // readable mark.
 func readMark(dir string) (Owner, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, markFile))
+	b, err := os.ReadFile(filepath.Join(dir, MarkFile))
 	if err != nil {
 		return Owner{}, false
 	}
