@@ -96,6 +96,14 @@ func NewOSState() *State {
 	sig := make(chan os.Signal, 4)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 
+	// A closed output pipe (mongobench run ... | head) would otherwise kill
+	// the process on its next message, leaving the embedded server's
+	// directory behind. Subscribed to (the channel is never read, and a
+	// full one drops signals), SIGPIPE only makes the write fail, and the
+	// run goes on to its end and cleans up. Unlike ignoring it, this leaves
+	// launched servers with the default disposition.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+
 	return &State{
 		Args:             os.Args[1:],
 		Stdout:           os.Stdout,

@@ -83,6 +83,7 @@ func TestTerminal(t *testing.T) {
 	t.Run("PostgreSQLTargetStopped", term.testPostgreSQL)
 	t.Run("ValidateFIFOStopsOnSIGTERM", term.testValidateFIFO)
 	t.Run("ValidateEndlessFileRefused", term.testValidateDevZero)
+	t.Run("ClosedOutputPipe", term.testClosedPipe)
 }
 
 // session is one mongobench process in a pseudo-terminal.
@@ -598,5 +599,74 @@ func (term *terminal) testValidateDevZero(t *testing.T) {
 
 	if !strings.Contains(s.out.String(), "/dev/zero: more than") {
 		t.Errorf("no message naming the file and the limit\n%s", s.out)
+	}
+}
+
+// testClosedPipe runs mongobench with its output into a pipe whose reader
+// goes away after the first line (mongobench run ... | head -1): the run
+// must neither die of SIGPIPE nor leave its directory behind, and still
+// write its results.
+func (term *terminal) testClosedPipe(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	tmp := filepath.Join(dir, "tmp")
+
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	w, err := filepath.Abs("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	r, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(term.bin, "run", w, "--out", out)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CI=1")
+	cmd.Stdout, cmd.Stderr = pw, pw
+
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+
+	pw.Close()
+
+	// Read one byte, then close the reading end: later writes fail.
+	if _, err := r.Read(make([]byte, 1)); err != nil {
+		t.Fatalf("no output: %v", err)
+	}
+
+	r.Close()
+
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("mongobench with a closed output pipe: %v (%s)", err, cmd.ProcessState)
+		}
+	case <-time.After(runLimit):
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatalf("mongobench did not exit within %s", runLimit)
+	}
+
+	if st := readStatus(t, out, &screen{}); st != result.StatusCompleted {
+		t.Errorf("status %q, want %q", st, result.StatusCompleted)
+	}
+
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, e := range entries {
+		t.Errorf("left behind in TMPDIR: %s", e.Name())
 	}
 }
