@@ -138,6 +138,10 @@ type barObserver struct {
 	// (growth blocks), so that the bar was created without a total.
 	total int64
 	open  bool
+
+	// stuck counts displays whose last redraw did not come within
+	// barStopTimeout and were shut down instead (tests read it).
+	stuck int
 }
 
 func (o *barObserver) PhaseStarted(p runner.Phase) {
@@ -247,6 +251,8 @@ func (o *barObserver) close() {
 	case <-done:
 	case <-timer.C:
 		// Stop the drawing; its goroutines end without being awaited.
+		o.stuck++
+
 		go p.Shutdown()
 	}
 }
