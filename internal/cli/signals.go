@@ -30,9 +30,10 @@ type shutdownSteps struct {
 	step        string
 	interrupted bool
 
-	// burst overrides signalBurst when not zero (tests of the second
-	// signal use a tiny one).
+	// burst and limit override signalBurst and shutdownLimit when not
+	// zero (tests use tiny ones).
 	burst time.Duration
+	limit time.Duration
 }
 
 // setStep records what the command does now; once interrupted, each step is
@@ -68,6 +69,15 @@ func (st *State) signalBurst() time.Duration {
 	}
 
 	return signalBurst
+}
+
+// shutdownLimit returns the bound of a graceful stop.
+func (st *State) shutdownLimit() time.Duration {
+	if st.steps.limit > 0 {
+		return st.steps.limit
+	}
+
+	return shutdownLimit
 }
 
 // signalName names a signal as people type it (SIGINT, SIGTERM, SIGHUP).
@@ -127,7 +137,7 @@ func watchSignals(st *State, cancel context.CancelFunc, done <-chan struct{}) {
 	fmt.Fprintf(st.Stderr, "%s.\nSend the signal again (press Ctrl-C) to exit at once.\n", msg)
 	cancel()
 
-	limit := time.NewTimer(shutdownLimit)
+	limit := time.NewTimer(st.shutdownLimit())
 	defer limit.Stop()
 
 	for {
@@ -141,7 +151,7 @@ func watchSignals(st *State, cancel context.CancelFunc, done <-chan struct{}) {
 
 			fmt.Fprintln(st.Stderr, "Exiting at once.")
 		case <-limit.C:
-			fmt.Fprintf(st.Stderr, "The stop took longer than %s (%s); exiting at once.\n", shutdownLimit, st.markInterrupted())
+			fmt.Fprintf(st.Stderr, "The stop took longer than %s (still %s); exiting at once.\n", st.shutdownLimit(), st.markInterrupted())
 		}
 
 		st.runHardExitHooks()

@@ -79,3 +79,72 @@ func TestValidateRefusesEndlessFile(t *testing.T) {
 		t.Errorf("stderr does not name the file and the limit:\n%s", stderr)
 	}
 }
+
+// TestStopIsBounded interrupts a command whose stop never finishes: once
+// the bound has passed, the hard-exit cleanups run and the process exits
+// with ExitForced, after saying what it was still doing.
+func TestStopIsBounded(t *testing.T) {
+	r := newCLIRun()
+	r.st.steps.limit = 200 * time.Millisecond
+
+	cleaned := make(chan struct{})
+	unhook := r.st.onHardExit(func() { close(cleaned) })
+	defer unhook()
+
+	exited := make(chan int, 1)
+	r.onExit = func(code int) { exited <- code }
+
+	ctx, stop := interruptContext(r.st)
+	defer stop()
+
+	r.st.setStep("stopping the embedded server")
+	r.signals <- syscall.SIGHUP
+
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGHUP did not cancel the context")
+	}
+
+	// The command never returns (stop is not called): the bound ends it.
+	select {
+	case code := <-exited:
+		if code != ExitForced {
+			t.Errorf("exit code %d, want %d", code, ExitForced)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no forced exit after the bound\nstderr:\n%s", r.stderr)
+	}
+
+	select {
+	case <-cleaned:
+	default:
+		t.Error("the hard-exit cleanups did not run before Exit")
+	}
+
+	stderr := r.stderr.String()
+	for _, want := range []string{"Interrupted (SIGHUP): stopping; stopping the embedded server.", "(still stopping the embedded server); exiting at once"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// TestStopWithinBoundDoesNotExit interrupts a command that returns in
+// time: no forced exit follows, even after the bound.
+func TestStopWithinBoundDoesNotExit(t *testing.T) {
+	r := newCLIRun()
+	r.st.steps.limit = 100 * time.Millisecond
+
+	ctx, stop := interruptContext(r.st)
+	r.signals <- os.Interrupt
+	<-ctx.Done()
+	stop()
+	stop() // twice is harmless
+
+	time.Sleep(300 * time.Millisecond)
+
+	if codes := r.exitCodes(); len(codes) > 0 {
+		t.Errorf("Exit called with %v after the command returned", codes)
+	}
+}
