@@ -22,7 +22,7 @@ func newObserver(st *State, quiet bool) runner.Observer {
 	case quiet:
 		return nil
 	case st.StderrIsTerminal && st.Getenv("CI") == "":
-		return &barObserver{w: st.Stderr}
+		return &barObserver{w: st.Stderr, st: st}
 	default:
 		return &lineObserver{w: st.Stderr}
 	}
@@ -128,6 +128,7 @@ const barStopTimeout = 2 * time.Second
 // barObserver draws one progress bar per phase.
 type barObserver struct {
 	w      io.Writer
+	st     *State // nil in tests of the bar alone
 	p      *mpb.Progress
 	bar    *mpb.Bar
 	status atomic.Value // string shown after the bar
@@ -139,6 +140,9 @@ type barObserver struct {
 	total int64
 	open  bool
 
+	// release ends the routing of the stop's messages above the bar.
+	release func()
+
 	// stuck counts displays whose last redraw did not come within
 	// barStopTimeout and were shut down instead (tests read it).
 	stuck int
@@ -146,6 +150,10 @@ type barObserver struct {
 
 func (o *barObserver) PhaseStarted(p runner.Phase) {
 	o.p = mpb.New(mpb.WithOutput(o.w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
+	if o.st != nil {
+		o.release = o.st.drawAbove(o.p)
+	}
+
 	o.loaded, o.done = 0, 0
 	o.status.Store("starting")
 
@@ -234,6 +242,11 @@ func (o *barObserver) close() {
 
 	p := o.p
 	o.p = nil
+
+	if o.release != nil {
+		o.release()
+		o.release = nil
+	}
 
 	o.bar.Abort(false)
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"syscall"
@@ -30,6 +31,11 @@ type shutdownSteps struct {
 	step        string
 	interrupted bool
 
+	// above, when not nil, is the live progress display: messages of the
+	// stop go through it, above the bar, so that its redraw does not
+	// erase them.
+	above io.Writer
+
 	// burst and limit override signalBurst and shutdownLimit when not
 	// zero (tests use tiny ones).
 	burst time.Duration
@@ -47,7 +53,41 @@ func (st *State) setStep(format string, args ...any) {
 	st.steps.mu.Unlock()
 
 	if interrupted {
-		fmt.Fprintf(st.Stderr, "Stopping: %s\n", step)
+		st.say("Stopping: %s\n", step)
+	}
+}
+
+// say prints a message of the stop on standard error, above the progress
+// bar while one is drawn.
+func (st *State) say(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+
+	st.steps.mu.Lock()
+	above := st.steps.above
+	st.steps.mu.Unlock()
+
+	if above != nil {
+		if _, err := above.Write([]byte(msg)); err == nil {
+			return
+		}
+	}
+
+	fmt.Fprint(st.Stderr, msg)
+}
+
+// drawAbove routes the messages of a stop through w, a live progress
+// display, until the returned function is called.
+func (st *State) drawAbove(w io.Writer) func() {
+	st.steps.mu.Lock()
+	st.steps.above = w
+	st.steps.mu.Unlock()
+
+	return func() {
+		st.steps.mu.Lock()
+		if st.steps.above == w {
+			st.steps.above = nil
+		}
+		st.steps.mu.Unlock()
 	}
 }
 
@@ -134,7 +174,7 @@ func watchSignals(st *State, cancel context.CancelFunc, done <-chan struct{}) {
 		msg += "; " + step
 	}
 
-	fmt.Fprintf(st.Stderr, "%s.\nSend the signal again (press Ctrl-C) to exit at once.\n", msg)
+	st.say("%s.\nSend the signal again (press Ctrl-C) to exit at once.\n", msg)
 	cancel()
 
 	limit := time.NewTimer(st.shutdownLimit())
@@ -149,9 +189,9 @@ func watchSignals(st *State, cancel context.CancelFunc, done <-chan struct{}) {
 				continue
 			}
 
-			fmt.Fprintln(st.Stderr, "Exiting at once.")
+			st.say("Exiting at once.\n")
 		case <-limit.C:
-			fmt.Fprintf(st.Stderr, "The stop took longer than %s (still %s); exiting at once.\n", st.shutdownLimit(), st.markInterrupted())
+			st.say("The stop took longer than %s (still %s); exiting at once.\n", st.shutdownLimit(), st.markInterrupted())
 		}
 
 		st.runHardExitHooks()

@@ -93,7 +93,8 @@ type session struct {
 	tmp    string // the child's TMPDIR
 	out    *screen
 	exited chan struct{}
-	err    error // Wait's error, once exited is closed
+	err    error         // Wait's error, once exited is closed
+	copied chan struct{} // closed once the terminal's output is all read
 }
 
 // screen collects what the child writes to its terminal.
@@ -150,12 +151,10 @@ func (term *terminal) startIn(t *testing.T, dir, tmp string, args ...string) *se
 		t.Fatalf("starting mongobench in a pseudo-terminal: %v", err)
 	}
 
-	s := &session{t: t, cmd: cmd, tmp: tmp, out: &screen{}, exited: make(chan struct{})}
-
-	copied := make(chan struct{})
+	s := &session{t: t, cmd: cmd, tmp: tmp, out: &screen{}, exited: make(chan struct{}), copied: make(chan struct{})}
 
 	go func() {
-		defer close(copied)
+		defer close(s.copied)
 
 		// Ends with an error (EIO on Linux) once the child and all
 		// holders of the terminal are gone.
@@ -185,7 +184,7 @@ func (term *terminal) startIn(t *testing.T, dir, tmp string, args ...string) *se
 		}
 
 		_ = ptmx.Close()
-		<-copied
+		<-s.copied
 	})
 
 	return s
@@ -229,6 +228,14 @@ func (s *session) wait(limit time.Duration) int {
 		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 		<-s.exited
 		s.t.Fatalf("mongobench did not exit within %s; killed it\n%s", limit, s.out)
+	}
+
+	// The last output may still be in the terminal: read it all (the
+	// read ends once no process holds the terminal any more).
+	select {
+	case <-s.copied:
+	case <-time.After(10 * time.Second):
+		s.t.Errorf("the terminal stayed open 10 s after mongobench exited: a process of its session holds it")
 	}
 
 	var ee *exec.ExitError
