@@ -36,6 +36,17 @@ func procStat(pid int) (state, start string, ok bool) {
 	return fields[0], fields[19], true
 }
 
+// pidNamespace names this process's PID namespace, e.g. "pid:[4026531836]",
+// or "" where there is no /proc.
+func pidNamespace() string {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+
+	return ns
+}
+
 // startTime returns a process's start time, or "" where unknown.
 func startTime(pid int) string {
 	_, start, _ := procStat(pid)

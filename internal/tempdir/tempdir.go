@@ -36,18 +36,29 @@ type Owner struct {
 	// Start is the process's start time in the system's own terms (clock
 	// ticks after boot on Linux), or "" where unknown.
 	Start string
+
+	// Namespace names the PID namespace the PID belongs to (Linux), or ""
+	// where unknown. A directory shared between containers may be owned
+	// by a process whose PID means nothing here.
+	Namespace string
 }
 
 // Self returns the current process as an Owner.
 func Self() Owner {
 	pid := os.Getpid()
 
-	return Owner{PID: pid, Start: startTime(pid)}
+	return Owner{PID: pid, Start: startTime(pid), Namespace: pidNamespace()}
 }
 
 // Alive reports whether the owner is still running: a process with its PID
 // exists and, when both start times are known, started when the owner did.
+// An owner of another PID namespace counts as alive, since its PID cannot
+// be checked from here.
 func (o Owner) Alive() bool {
+	if ns := pidNamespace(); o.Namespace != "" && ns != "" && o.Namespace != ns {
+		return true
+	}
+
 	return alive(o)
 }
 
@@ -73,7 +84,7 @@ func Create(parent, prefix string) (string, error) {
 	}
 
 	self := Self()
-	mark := fmt.Sprintf("pid %d\nstart %s\n", self.PID, self.Start)
+	mark := fmt.Sprintf("pid %d\nstart %s\nnamespace %s\n", self.PID, self.Start, self.Namespace)
 
 	if err := os.WriteFile(filepath.Join(abs, MarkFile), []byte(mark), 0o644); err != nil { //nolint:gosec // the mark holds no secret, and a launched server's account reads it
 		_ = os.RemoveAll(abs)
@@ -104,6 +115,8 @@ func readMark(dir string) (Owner, bool) {
 			}
 		case "start":
 			o.Start = value
+		case "namespace":
+			o.Namespace = value
 		}
 	}
 

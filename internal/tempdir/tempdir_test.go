@@ -103,6 +103,14 @@ func TestSweepRemovesDeadOwners(t *testing.T) {
 	unmarked := leftover(t, parent, "mongobench-mongod-", 0, "", 7)
 	other := leftover(t, parent, "mongobench-memory.", deadPID(t), "", 1)
 
+	// A dead PID, but of another PID namespace (another container sharing
+	// the directory): it cannot be checked, so the directory stays.
+	foreign := leftover(t, parent, "mongobench-mongod-", deadPID(t), "", 1)
+	if err := os.WriteFile(filepath.Join(foreign, ".mongobench-owner"),
+		[]byte(fmt.Sprintf("pid %d\nstart 1\nnamespace pid:[1]\n", deadPID(t))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	var reused string
 	if self.Start != "" {
 		// This process's PID, but a different start time: the PID was
@@ -140,7 +148,7 @@ func TestSweepRemovesDeadOwners(t *testing.T) {
 		t.Errorf("unmarked %v, want %v and kept", got, unmarked)
 	}
 
-	if !exists(live) || !exists(other) {
+	if !exists(live) || !exists(other) || (self.Namespace != "" && !exists(foreign)) {
 		t.Errorf("Sweep removed a directory of a live process or not named like mongobench's")
 	}
 
