@@ -6,6 +6,7 @@ require (
 	github.com/FerretDB/FerretDB v1.24.0
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/brianvoe/gofakeit/v7 v7.18.1
+	github.com/creack/pty v1.1.24
 	github.com/spf13/cobra v1.10.2
 	github.com/vbauerster/mpb/v8 v8.9.3
 	go.mongodb.org/mongo-driver/v2 v2.9.3

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -191,7 +192,10 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		gates = append(gates, g)
 	}
 
-	files, err := readCompareFiles(st, paths)
+	ctx, stop := interruptContext(st)
+	defer stop()
+
+	files, err := readCompareFiles(ctx, st, paths)
 	if err != nil {
 		return err
 	}
@@ -236,12 +240,16 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 // readCompareFiles reads every results file, printing each one that cannot
 // be read or compared, and warns about files that look inconsistent or
 // incomparable.
-func readCompareFiles(st *State, paths []string) ([]*compareFile, error) {
+func readCompareFiles(ctx context.Context, st *State, paths []string) ([]*compareFile, error) {
 	files := make([]*compareFile, 0, len(paths))
 	bad := 0
 
 	for _, path := range paths {
-		res, err := result.ReadFile(path)
+		res, err := result.Read(ctx, path)
+		if ctx.Err() != nil {
+			return nil, failed("interrupted while reading %s", path)
+		}
+
 		if err == nil && res.Kind() == result.KindMatrix {
 			var cells []*compareFile
 

@@ -22,7 +22,7 @@ func newObserver(st *State, quiet bool) runner.Observer {
 	case quiet:
 		return nil
 	case st.StderrIsTerminal && st.Getenv("CI") == "":
-		return &barObserver{w: st.Stderr}
+		return &barObserver{w: st.Stderr, st: st}
 	default:
 		return &lineObserver{w: st.Stderr}
 	}
@@ -121,18 +121,39 @@ func planText(p runner.Phase) string {
 	}
 }
 
+// barStopTimeout bounds how long the end of a phase waits for the bar's
+// last redraw: the display must never hold up the end of a run.
+const barStopTimeout = 2 * time.Second
+
 // barObserver draws one progress bar per phase.
 type barObserver struct {
 	w      io.Writer
+	st     *State // nil in tests of the bar alone
 	p      *mpb.Progress
 	bar    *mpb.Bar
 	status atomic.Value // string shown after the bar
 	loaded int64
 	done   int64
+
+	// total is the bar's planned end; open is true when the phase has none
+	// (growth blocks), so that the bar was created without a total.
+	total int64
+	open  bool
+
+	// release ends the routing of the stop's messages above the bar.
+	release func()
+
+	// stuck counts displays whose last redraw did not come within
+	// barStopTimeout and were shut down instead (tests read it).
+	stuck int
 }
 
 func (o *barObserver) PhaseStarted(p runner.Phase) {
 	o.p = mpb.New(mpb.WithOutput(o.w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
+	if o.st != nil {
+		o.release = o.st.drawAbove(o.p)
+	}
+
 	o.loaded, o.done = 0, 0
 	o.status.Store("starting")
 
@@ -145,7 +166,12 @@ func (o *barObserver) PhaseStarted(p runner.Phase) {
 		total = p.MaxOps
 	}
 
-	o.bar = o.p.AddBar(max(total, 1),
+	// mpb completes a bar created with a total once its current value
+	// reaches it, and lets SetTotal change only bars created without one:
+	// a phase without a planned end gets such a bar.
+	o.total, o.open = total, total <= 0
+
+	o.bar = o.p.AddBar(max(total, 0),
 		mpb.PrependDecorators(decor.Name(fmt.Sprintf("%-12s", p.Name))),
 		mpb.AppendDecorators(
 			decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace),
@@ -193,12 +219,63 @@ func (o *barObserver) PhaseEnded(_ runner.Phase, r *runner.PhaseResult) {
 	o.status.Store(string(r.Status))
 
 	if r.Status == runner.StatusCompleted {
-		o.bar.SetTotal(-1, true)
-	} else {
-		o.bar.Abort(false)
+		// A timed phase ends a little before its bar's last millisecond,
+		// and a max_operations phase may end before its count.
+		if o.open {
+			o.bar.SetTotal(-1, true)
+		} else {
+			o.bar.SetCurrent(o.total)
+		}
 	}
 
-	o.p.Wait()
+	o.close()
+}
+
+// close ends the display of the current phase, if any, whatever state its
+// bar is in. Aborting leaves the bar drawn where it stands and is a no-op
+// on a completed bar, so that the bar always ends; the wait for its last
+// redraw is bounded, since the display must never keep a run from ending.
+func (o *barObserver) close() {
+	if o.p == nil {
+		return
+	}
+
+	p := o.p
+	o.p = nil
+
+	if o.release != nil {
+		o.release()
+		o.release = nil
+	}
+
+	o.bar.Abort(false)
+
+	done := make(chan struct{})
+
+	go func() {
+		p.Wait()
+		close(done)
+	}()
+
+	timer := time.NewTimer(barStopTimeout)
+	defer timer.Stop()
+
+	select {
+	case <-done:
+	case <-timer.C:
+		// Stop the drawing; its goroutines end without being awaited.
+		o.stuck++
+
+		go p.Shutdown()
+	}
+}
+
+// closeObserver ends an observer's live display, for the paths where a
+// phase started but the run ended another way (an error, a panic).
+func closeObserver(obs runner.Observer) {
+	if b, ok := obs.(*barObserver); ok {
+		b.close()
+	}
 }
 
 // Block reports a finished growth block.

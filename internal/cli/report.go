@@ -70,11 +70,18 @@ measurements (no phases, or a matrix without trials).`,
 
 // writeReport is `mongobench report`: out and csvDir may each be empty.
 func writeReport(st *State, paths []string, out, csvDir string) error {
+	ctx, stop := interruptContext(st)
+	defer stop()
+
 	results := make([]*result.Result, 0, len(paths))
 	bad := 0
 
 	for _, path := range paths {
-		res, err := result.ReadFile(path)
+		res, err := result.Read(ctx, path)
+		if ctx.Err() != nil {
+			return failed("interrupted while reading %s; no report written", path)
+		}
+
 		if err == nil {
 			// A file that parses but holds no measurements ("phases":
 			// null) is refused rather than shown as an empty page.

@@ -22,7 +22,8 @@ const (
 	// ExitBadInput means bad usage, workload file or URI.
 	ExitBadInput = 2
 
-	// ExitForced is used when a second interrupt ends the process at once.
+	// ExitForced is used when a second interrupt, or a stop longer than
+	// its bound, ends the process at once.
 	ExitForced = 130
 )
 
@@ -91,7 +92,9 @@ Without --uri it starts an embedded FerretDB (SQLite backend) so that a first
 result needs no server; numbers from it describe FerretDB on SQLite, not MongoDB.
 
 Exit codes: 0 success; 1 run failed, was interrupted, or had more errors than
-the workload allows; 2 bad input (usage, workload file, URI).`,
+the workload allows; 2 bad input (usage, workload file, URI); 130 a second
+signal ended the process at once. SIGINT (Ctrl-C), SIGTERM and SIGHUP stop any
+command gracefully.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       Version(),

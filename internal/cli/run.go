@@ -60,8 +60,12 @@ wins). ${NAME} in --uri, --target uri:... and the workload's targets[].uri is
 replaced by the environment variable NAME at run time, so passwords can stay
 out of files and command lines. Passwords are never printed or saved.
 
-Ctrl-C stops the run gracefully and writes the results so far; a second Ctrl-C
-exits at once.`,
+Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the run gracefully: it writes the
+results so far (status interrupted), removes its temporary directories, stops
+the servers it started and exits with code 1, saying on standard error what it
+waits for. Signals within a second of the first count as one; a later one, or a
+stop longer than 10 s, exits at once (code 130), still cleaning up. At start, a
+run removes the temporary directories of mongobench runs that were killed.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
 		Args: cobra.ExactArgs(1),
@@ -120,7 +124,14 @@ exits at once.`,
 
 // runWorkload is `mongobench run`.
 func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
-	w, errs := loadWorkload(path, seed)
+	ctx, stop := interruptContext(st)
+	defer stop()
+
+	w, errs := readWorkload(ctx, path, seed)
+	if ctx.Err() != nil {
+		return failed("interrupted while reading %s", path)
+	}
+
 	if len(errs) > 0 {
 		for _, err := range errs {
 			fmt.Fprintln(st.Stderr, redact.Text(err.Error()))
@@ -151,8 +162,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return err
 	}
 
-	ctx, stop := interruptContext(st)
-	defer stop()
+	sweepLeftovers(st)
 
 	if path := st.Getenv("MONGOBENCH_CPUPROFILE"); path != "" {
 		stopProfile, err := startCPUProfile(path)
@@ -193,6 +203,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	}
 
 	out := resultsPath(f.out, w.spec.Name, res.StartedAt)
+	st.setStep("writing the results to %s", out)
+
 	if err := result.WriteFile(out, res); err != nil {
 		return failed("writing results: %v", err)
 	}
@@ -330,6 +342,7 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 
 		Unreachable: tgt.selection,
 	}
+	defer closeObserver(eng.Observer)
 
 	rb := newResultBuilder(st, path, spec, tgt, info)
 
@@ -337,6 +350,7 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 
 	for _, l := range w.loads {
 		smp.setPhase(l.Name())
+		st.setStep("waiting for the %s load's insert batches in flight (at most %d), then writing the results so far", l.Name(), l.Spec.Concurrency)
 		final = eng.Load(ctx, l)
 		rb.add(final, false)
 
@@ -352,9 +366,12 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 		}
 
 		smp.setPhase(p.Name)
+		st.setStep("waiting for the operations in flight of phase %q (at most %d), then writing the results so far", p.Name, inFlightBound(p))
 		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.ops})
 		rb.add(final, !p.Measured())
 	}
+
+	st.setStep("gathering the results")
 
 	res := rb.build(final)
 	if final == nil || final.Status != runner.StatusCompleted {
@@ -372,6 +389,25 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 	res.Findings = findings(res)
 
 	return res, final, nil
+}
+
+// inFlightBound is the most operations a phase's workers and background
+// jobs can have in flight at once, for the messages of an interrupt.
+func inFlightBound(p *workload.Phase) int {
+	n := p.Concurrency
+	if p.OpenLoop() {
+		n = p.MaxInFlight
+	}
+
+	for _, s := range p.Stages {
+		n = max(n, s.Concurrency)
+	}
+
+	for _, b := range p.Background {
+		n += max(b.MaxInFlight, 1)
+	}
+
+	return n
 }
 
 // exitVerdict turns how the run ended into the exit code, with a message.
@@ -463,6 +499,8 @@ func dropAfterRun(st *State, tgt *openedTarget, db string, own target.Ownership)
 		}
 	}
 
+	st.setStep("%s", what)
+
 	if err := drop(ctx, tgt.client, db, own); err != nil {
 		msg := redact.Error(err, tgt.uri)
 		if ctx.Err() != nil || errkind.Of(err) == errkind.Network {
@@ -470,41 +508,6 @@ func dropAfterRun(st *State, tgt *openedTarget, db string, own target.Ownership)
 		}
 
 		fmt.Fprintf(st.Stderr, "Warning: could not %s after the run: %s\n", what, msg)
-	}
-}
-
-// interruptContext returns a context cancelled by the first interrupt; the
-// second interrupt runs the registered hard-exit cleanups and exits.
-func interruptContext(st *State) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-
-	if st.Signals != nil {
-		go func() {
-			select {
-			case <-st.Signals:
-			case <-done:
-				return
-			}
-
-			fmt.Fprintln(st.Stderr, "\nInterrupted: stopping and writing results (press Ctrl-C again to exit at once)")
-			cancel()
-
-			select {
-			case <-st.Signals:
-			case <-done:
-				return
-			}
-
-			fmt.Fprintln(st.Stderr, "Exiting at once.")
-			st.runHardExitHooks()
-			st.Exit(ExitForced)
-		}()
-	}
-
-	return ctx, func() {
-		close(done)
-		cancel()
 	}
 }
 

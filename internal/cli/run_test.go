@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -454,9 +455,12 @@ func TestRunInterrupt(t *testing.T) {
 }
 
 // TestRunSecondInterrupt sends two interrupts: the second calls Exit(130)
-// at once, after removing the embedded server's directory.
+// at once, after removing the embedded server's directory. (The window in
+// which signals count as one is shrunk to a nanosecond here;
+// TestRunSignalBurst covers it.)
 func TestRunSecondInterrupt(t *testing.T) {
 	r := newCLIRun("run", "testdata/small.yaml", "--duration", "30s", "--out", outPath(t))
+	r.st.steps.burst = time.Nanosecond
 
 	dirAtExit := make(chan bool, 1)
 	r.onExit = func(int) {
@@ -493,6 +497,42 @@ func TestRunSecondInterrupt(t *testing.T) {
 
 		t.Fatalf("Main panicked after the second interrupt: %s", p)
 	}
+}
+
+// TestRunSignalBurst sends SIGINT and SIGTERM together, as a terminal and
+// GNU timeout do: they are one request, so the run stops gracefully, writes
+// its results and never exits at once.
+func TestRunSignalBurst(t *testing.T) {
+	out := outPath(t)
+	r := newCLIRun("run", "testdata/small.yaml", "--duration", "30s", "--out", out)
+	done := r.start()
+
+	waitFor(t, 40*time.Second, "a measured interval with operations", func() bool {
+		return busyIntervalRe.MatchString(r.stderr.String())
+	})
+	r.signals <- os.Interrupt
+	r.signals <- syscall.SIGTERM
+
+	code := r.wait(t, done, 30*time.Second)
+	stderr := r.stderr.String()
+
+	if code != ExitFailed {
+		t.Errorf("exit code %d, want %d\nstderr:\n%s", code, ExitFailed, stderr)
+	}
+
+	if codes := r.exitCodes(); len(codes) > 0 {
+		t.Errorf("State.Exit called with %v after two signals sent together\nstderr:\n%s", codes, stderr)
+	}
+
+	if !strings.Contains(stderr, "Interrupted (SIGINT)") || !strings.Contains(stderr, "Stopping: stopping the embedded server") {
+		t.Errorf("stderr does not say what the stop waits for:\n%s", stderr)
+	}
+
+	if res := readResults(t, out); res.Status != result.StatusInterrupted {
+		t.Errorf("status %q, want %q", res.Status, result.StatusInterrupted)
+	}
+
+	assertGone(t, embeddedDir(t, stderr))
 }
 
 // TestRunServerDies stops the server in the middle of a run: the run aborts

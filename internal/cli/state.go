@@ -31,15 +31,16 @@ type State struct {
 	// StderrIsTerminal enables the live progress bar.
 	StderrIsTerminal bool
 
-	// Signals delivers interrupt requests (Ctrl-C, SIGTERM). The first one
-	// stops a run gracefully; the second exits at once through Exit.
+	// Signals delivers interrupt requests (SIGINT from Ctrl-C, SIGTERM,
+	// SIGHUP). The first one stops a command gracefully; one arriving more
+	// than a second later exits at once through Exit.
 	Signals <-chan os.Signal
 
 	// StopSignals releases the signal subscription.
 	StopSignals func()
 
-	// Exit ends the process; only the second interrupt uses it, since
-	// commands otherwise return their exit code.
+	// Exit ends the process; only a second interrupt or a stop that takes
+	// too long uses it, since commands otherwise return their exit code.
 	Exit func(code int)
 
 	// Now is the clock used for file names and timestamps.
@@ -49,6 +50,10 @@ type State struct {
 	// will not run: they remove temporary directories.
 	hooksMu sync.Mutex
 	hooks   []func()
+
+	// steps says what the command is doing, for the messages of an
+	// interrupt.
+	steps shutdownSteps
 }
 
 // onHardExit registers a cleanup for a forced exit and returns a function
@@ -86,18 +91,43 @@ func (st *State) runHardExitHooks() {
 
 // NewOSState returns the State of the real process.
 func NewOSState() *State {
-	sig := make(chan os.Signal, 2)
+	// Room for a burst: timeout(1) and a terminal may deliver one request
+	// as several signals at once.
+	sig := make(chan os.Signal, 4)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+
+	// A closed output pipe (mongobench run ... | head) would otherwise kill
+	// the process on its next message, leaving the embedded server's
+	// directory behind. Subscribed to (the channel is never read, and a
+	// full one drops signals), SIGPIPE only makes the write fail, and the
+	// run goes on to its end and cleans up. Unlike ignoring it, this leaves
+	// launched servers with the default disposition.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 
 	return &State{
 		Args:             os.Args[1:],
 		Stdout:           os.Stdout,
 		Stderr:           os.Stderr,
 		Getenv:           os.Getenv,
-		StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())), //nolint:gosec // file descriptors fit in int
+		StderrIsTerminal: barTerminal(os.Stderr),
 		Signals:          sig,
 		StopSignals:      func() { signal.Stop(sig) },
 		Exit:             os.Exit,
 		Now:              time.Now,
 	}
+}
+
+// barTerminal reports whether f is a terminal a progress bar can be drawn
+// on: one that knows its width. A pseudo-terminal whose parent is no
+// terminal (script(1) run from a pipe, some CI runners) reports zero
+// columns, and the bar would draw nothing at all; plain lines serve there.
+func barTerminal(f *os.File) bool {
+	fd := int(f.Fd()) //nolint:gosec // file descriptors fit in int
+	if !term.IsTerminal(fd) {
+		return false
+	}
+
+	width, _, err := term.GetSize(fd)
+
+	return err == nil && width > 0
 }

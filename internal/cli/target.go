@@ -88,6 +88,8 @@ func (t *openedTarget) connect(ctx context.Context, st *State, opts target.Conne
 // close disconnects and stops the embedded server, removing its directory.
 func (t *openedTarget) close(st *State) {
 	if t.client != nil {
+		st.setStep("closing the connections to the server")
+
 		// Bounded: against a dead server the driver's endSessions waits
 		// for server selection until the deadline.
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
@@ -99,12 +101,16 @@ func (t *openedTarget) close(st *State) {
 	}
 
 	if t.embedded != nil {
+		st.setStep("stopping the embedded server")
+
 		if err := t.embedded.Close(); err != nil {
 			fmt.Fprintf(st.Stderr, "Warning: stopping the embedded server: %v\n", err)
 		}
 	}
 
 	if t.launched != nil {
+		st.setStep("stopping target %s", t.name)
+
 		if err := t.launched.Stop(); err != nil {
 			fmt.Fprintf(st.Stderr, "Warning: stopping target %s: %v\n", t.name, err)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -21,10 +22,17 @@ document templates, and prints every problem as file:line:column: field: message
 It exits with code 2 if any file has a problem.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			ctx, stop := interruptContext(st)
+			defer stop()
+
 			bad := 0
 
 			for _, path := range args {
-				if _, errs := loadWorkload(path, nil); len(errs) > 0 {
+				if _, errs := readWorkload(ctx, path, nil); len(errs) > 0 {
+					if ctx.Err() != nil {
+						return failed("interrupted while reading %s", path)
+					}
+
 					bad++
 
 					for _, err := range errs {
@@ -57,7 +65,13 @@ type compiled struct {
 // loadWorkload reads, validates and compiles a workload file. seed, when not
 // nil, overrides the file's seed.
 func loadWorkload(path string, seed *int64) (*compiled, []error) {
-	spec, errs := workload.ReadFile(path)
+	return readWorkload(context.Background(), path, seed)
+}
+
+// readWorkload is loadWorkload under a context, which an interrupt cancels:
+// reading a named pipe then stops at once.
+func readWorkload(ctx context.Context, path string, seed *int64) (*compiled, []error) {
+	spec, errs := workload.Read(ctx, path)
 	if len(errs) > 0 {
 		return nil, errs
 	}

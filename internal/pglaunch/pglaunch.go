@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/freeport"
+	"github.com/mongobench/mongobench/internal/tempdir"
 )
 
 // DefaultDatabase is the database Start creates, for FerretDB to keep its
@@ -214,15 +215,14 @@ func validateSettings(settings map[string]string) error {
 // makeDir creates the temporary directory and hands it to the account the
 // server runs as.
 func (s *Server) makeDir(parent string) error {
-	dir, err := os.MkdirTemp(parent, "mongobench-postgres-")
+	// Marked with this process, so that a later run removes it if this
+	// one is killed.
+	dir, err := tempdir.Create(parent, "mongobench-postgres-")
 	if err != nil {
 		return fmt.Errorf("create temporary directory: %w", err)
 	}
 
-	if s.dir, err = filepath.Abs(dir); err != nil {
-		_ = os.RemoveAll(dir)
-		return err
-	}
+	s.dir = dir
 
 	s.data = filepath.Join(s.dir, "data")
 	s.logPath = filepath.Join(s.dir, "postgres.log")

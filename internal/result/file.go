@@ -2,13 +2,14 @@ package result
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/mongobench/mongobench/internal/atomicfile"
+	"github.com/mongobench/mongobench/internal/inputfile"
 
 	"github.com/mongobench/mongobench/internal/redact"
 )
@@ -63,7 +64,14 @@ func WriteFile(path string, r *Result) error {
 // in the error, rather than misreading them. It does not verify the
 // numbers; call Check for that.
 func ReadFile(path string) (*Result, error) {
-	data, err := os.ReadFile(path)
+	return Read(context.Background(), path)
+}
+
+// Read is ReadFile under a context: cancelling ctx stops a read that waits,
+// e.g. on a named pipe, with an error that wraps the context's cause. Files
+// over inputfile.DefaultLimit are refused.
+func Read(ctx context.Context, path string) (*Result, error) {
+	data, err := inputfile.Read(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("read results file: %w", err)
 	}

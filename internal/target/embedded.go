@@ -15,6 +15,7 @@ import (
 	"github.com/FerretDB/FerretDB/ferretdb"
 
 	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/tempdir"
 )
 
 // ferretDBModule is the module path whose linked version Description reports.
@@ -67,8 +68,8 @@ type EmbeddedOptions struct {
 	// pglaunch.Server.URL) instead of SQLite, so that FerretDB on
 	// PostgreSQL can be measured without a FerretDB installation. The data
 	// then lives in that database, which Close leaves alone; the temporary
-	// directory is still created and removed, for uniformity, but stays
-	// empty. Memory cannot be combined with it.
+	// directory is still created and removed, for uniformity, but holds
+	// only its owner mark. Memory cannot be combined with it.
 	PostgreSQLURL string
 }
 
@@ -115,18 +116,12 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		return nil, fmt.Errorf("start embedded FerretDB: temporary directory %q must not contain '?', '#' or '%%'", opts.TempDir)
 	}
 
-	dir, err := os.MkdirTemp(opts.TempDir, "mongobench-ferretdb-")
+	// Marked with this process, so that a later run removes it if this
+	// one is killed.
+	dir, err := tempdir.Create(opts.TempDir, "mongobench-ferretdb-")
 	if err != nil {
 		return nil, fmt.Errorf("start embedded FerretDB: create data directory: %w", err)
 	}
-
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
-	}
-
-	dir = abs
 
 	if strings.ContainsAny(dir, "?#%") {
 		_ = os.RemoveAll(dir)
@@ -260,7 +255,8 @@ func (e *Embedded) URI() string {
 }
 
 // Dir returns the temporary data directory holding the SQLite files (empty of
-// data in memory mode and with PostgreSQL). Close removes it.
+// data in memory mode and with PostgreSQL) and the owner mark that lets a
+// later run remove it if this process is killed. Close removes it.
 func (e *Embedded) Dir() string {
 	return e.dir
 }

@@ -73,7 +73,7 @@ func TestEmbeddedPostgreSQL(t *testing.T) {
 		t.Errorf("Describe+Annotate = %s (backend %q), want FerretDB on PostgreSQL", info.Summary(), info.Backend)
 	}
 
-	assertEmptyDir(t, e.Dir())
+	assertNoData(t, e.Dir())
 }
 
 func TestEmbeddedPostgreSQLOptions(t *testing.T) {

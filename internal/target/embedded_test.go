@@ -176,7 +176,7 @@ func TestEmbeddedMemoryOneConnection(t *testing.T) {
 	mu.Unlock()
 
 	// Nothing touches the disk in memory mode.
-	assertEmptyDir(t, e.Dir())
+	assertNoData(t, e.Dir())
 }
 
 // TestEmbeddedMemoryOpenCursor shows why Embedded.MaxPoolSize does not cap

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/mongobench/mongobench/internal/tempdir"
 )
 
 // startEmbedded starts an embedded FerretDB under a per-test parent
@@ -74,6 +76,24 @@ func assertEmptyDir(t *testing.T, dir string) {
 
 	for _, e := range entries {
 		t.Errorf("%s: left behind: %s", dir, e.Name())
+	}
+}
+
+// assertNoData fails the test unless the server directory dir exists and
+// holds nothing but its owner mark.
+func assertNoData(t *testing.T, dir string) {
+	t.Helper()
+
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Errorf("read %s: %v", dir, err)
+		return
+	}
+
+	for _, e := range entries {
+		if e.Name() != tempdir.MarkFile {
+			t.Errorf("%s: holds data: %s", dir, e.Name())
+		}
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/freeport"
+	"github.com/mongobench/mongobench/internal/tempdir"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -236,17 +237,14 @@ func startMongod(ctx context.Context, spec MongodSpec, tempDir string, logger *s
 		defer cancel()
 	}
 
-	root, err := os.MkdirTemp(tempDir, "mongobench-mongod-")
+	// Marked with this process, so that a later run removes it if this
+	// one is killed.
+	root, err := tempdir.Create(tempDir, "mongobench-mongod-")
 	if err != nil {
 		return nil, fmt.Errorf("create mongod's temporary directory: %w", err)
 	}
 
-	c := &mongodCluster{binary: binary, spec: spec, logger: logger}
-
-	if c.root, err = filepath.Abs(root); err != nil {
-		_ = os.RemoveAll(root)
-		return nil, err
-	}
+	c := &mongodCluster{binary: binary, spec: spec, logger: logger, root: root}
 
 	if spec.ReplicaSet > 0 {
 		c.replSet = ReplicaSetName

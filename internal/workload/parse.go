@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mongobench/mongobench/internal/inputfile"
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
 
@@ -37,6 +39,12 @@ const MaxFileSize = 4 << 20
 // *yamlpos.Error values naming the file; a spec is returned only when there
 // are none.
 func ReadFile(path string) (*Spec, []error) {
+	return Read(context.Background(), path)
+}
+
+// Read is ReadFile under a context: cancelling ctx stops a read that waits,
+// e.g. on a named pipe, with an error that wraps the context's cause.
+func Read(ctx context.Context, path string) (*Spec, []error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, []error{fmt.Errorf("%s: %w", path, unwrapPathError(err))}
@@ -46,13 +54,15 @@ func ReadFile(path string) (*Spec, []error) {
 		return nil, []error{fmt.Errorf("%s: is a directory, not a workload file", path)}
 	}
 
-	if st.Size() > MaxFileSize {
-		return nil, []error{fmt.Errorf("%s: file is larger than %d bytes; is it a workload file?", path, MaxFileSize)}
-	}
-
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadLimit(ctx, path, MaxFileSize)
 	if err != nil {
-		return nil, []error{fmt.Errorf("%s: %w", path, unwrapPathError(err))}
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("%s: %w", path, pe.Err)
+		}
+
+		// The other errors name the file already.
+		return nil, []error{err}
 	}
 
 	return Parse(path, data)

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/metrics"
+	"github.com/mongobench/mongobench/internal/runner"
+)
+
+// interval returns a one-second interval in which op completed count
+// operations (1 ms each) and returned docs documents.
+func interval(t *testing.T, count, docs int64) metrics.Interval {
+	t.Helper()
+
+	start := time.Now()
+	reg := metrics.NewRegistry([]string{"op"})
+	reg.Reset(start)
+
+	h := reg.NewHandle()
+	for range count {
+		h.Record(0, time.Millisecond, 0, "")
+	}
+
+	if docs > 0 {
+		h.Record(0, time.Millisecond, docs, "")
+	}
+
+	return reg.Tick(start.Add(time.Second))
+}
+
+// TestBarEndsOnEveryPath drives the progress bar through each way a phase
+// can end: the display must end (PhaseEnded returns without the bounded
+// wait running out), filled when the phase completed, stopped where it
+// stood otherwise. Before, a timed phase ending a little short of its last
+// millisecond left mpb redrawing forever.
+func TestBarEndsOnEveryPath(t *testing.T) {
+	cases := []struct {
+		name      string
+		phase     runner.Phase
+		intervals []metrics.Interval
+		elapsed   time.Duration
+		status    runner.Status
+	}{
+		{"timed phase completed short of its planned end", runner.Phase{Name: "run", Duration: 2 * time.Second},
+			[]metrics.Interval{interval(t, 10, 0)}, 1900 * time.Millisecond, runner.StatusCompleted},
+		{"max_operations phase completed", runner.Phase{Name: "run", MaxOps: 100},
+			[]metrics.Interval{interval(t, 60, 0), interval(t, 40, 0)}, 2 * time.Second, runner.StatusCompleted},
+		{"max_operations phase ended before its count", runner.Phase{Name: "run", MaxOps: 100, Duration: time.Second},
+			[]metrics.Interval{interval(t, 30, 0)}, time.Second, runner.StatusCompleted},
+		{"growth blocks without a planned end", runner.Phase{Name: "grow"},
+			[]metrics.Interval{interval(t, 5, 0), interval(t, 7, 0)}, 2 * time.Second, runner.StatusCompleted},
+		{"load completed", runner.Phase{Name: "load_items", Model: "load", Docs: 200},
+			[]metrics.Interval{interval(t, 1, 199)}, time.Second, runner.StatusCompleted},
+		{"interrupted", runner.Phase{Name: "run", Duration: time.Minute},
+			[]metrics.Interval{interval(t, 10, 0)}, time.Second, runner.StatusInterrupted},
+		{"aborted", runner.Phase{Name: "run", Duration: time.Minute},
+			[]metrics.Interval{interval(t, 0, 0)}, time.Second, runner.StatusAborted},
+		{"load aborted", runner.Phase{Name: "load_items", Model: "load", Docs: 200},
+			nil, 0, runner.StatusAborted},
+	}
+
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := &barObserver{w: &lockedBuffer{}}
+			o.PhaseStarted(c.phase)
+
+			for _, iv := range c.intervals {
+				o.Interval(c.phase, iv, c.elapsed)
+			}
+
+			bar := o.bar
+			o.PhaseEnded(c.phase, &runner.PhaseResult{Phase: c.phase, Status: c.status})
+
+			if o.stuck > 0 || o.p != nil {
+				t.Fatalf("the display did not end by itself (stuck %d)", o.stuck)
+			}
+
+			if c.status == runner.StatusCompleted && (!bar.Completed() || bar.Aborted()) {
+				t.Errorf("completed phase: bar completed %v, aborted %v", bar.Completed(), bar.Aborted())
+			}
+
+			if c.status != runner.StatusCompleted && !bar.Aborted() {
+				t.Errorf("%s phase: the bar was not stopped", c.status)
+			}
+
+		})
+	}
+}
+
+// TestBarPhaseEnded checks PhaseEnded itself on the path that used to hang.
+func TestBarPhaseEnded(t *testing.T) {
+	out := &lockedBuffer{}
+	o := &barObserver{w: out}
+	p := runner.Phase{Name: "run", Duration: 3 * time.Second}
+
+	o.PhaseStarted(p)
+	o.Interval(p, interval(t, 10, 0), 2900*time.Millisecond)
+
+	bar := o.bar
+	ended := make(chan struct{})
+
+	go func() {
+		o.PhaseEnded(p, &runner.PhaseResult{Phase: p, Status: runner.StatusCompleted})
+		close(ended)
+	}()
+
+	select {
+	case <-ended:
+	case <-time.After(barStopTimeout + 5*time.Second):
+		t.Fatalf("PhaseEnded did not return\n%s", out)
+	}
+
+	if !bar.Completed() || o.stuck > 0 {
+		t.Errorf("the bar of a completed phase: completed %v, stuck %d", bar.Completed(), o.stuck)
+	}
+}
+
+// TestCloseObserverEndsStartedBar covers the paths where a phase started
+// and the run ended some other way: closeObserver still ends the display.
+func TestCloseObserverEndsStartedBar(t *testing.T) {
+	o := &barObserver{w: &lockedBuffer{}}
+	o.PhaseStarted(runner.Phase{Name: "run", Duration: time.Minute})
+
+	bar := o.bar
+
+	closeObserver(o)
+
+	if !bar.Aborted() || o.p != nil {
+		t.Errorf("closeObserver left the bar running")
+	}
+
+	closeObserver(o)               // a second time is harmless
+	closeObserver(&lineObserver{}) // and other observers are left alone
+	closeObserver(nil)
+}

@@ -1,0 +1,186 @@
+// Package inputfile reads the files people hand to mongobench (workloads,
+// results) whole, with a size limit and under a context. A wrong path then
+// fails fast instead of eating memory or hanging: a device such as
+// /dev/zero is refused once it passes the limit, and a named pipe that no
+// one writes to is abandoned as soon as the context is cancelled (Ctrl-C).
+package inputfile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// DefaultLimit is the largest input file Read accepts: far above any
+// workload or results file mongobench writes, far below what would strain
+// memory.
+const DefaultLimit = 64 << 20
+
+// chunk is how much one read asks for, so that the context is checked
+// often on files whose reads never block (devices).
+const chunk = 256 << 10
+
+// ErrTooLarge is what a TooLargeError matches with errors.Is.
+var ErrTooLarge = errors.New("input file too large")
+
+// TooLargeError says that a file is larger than the limit.
+type TooLargeError struct {
+	// Path is the file as given.
+	Path string
+
+	// Size is the file's size when known (regular files); otherwise the
+	// number of bytes read before giving up, which passed Limit.
+	Size int64
+
+	// Known is true when Size is the file's real size.
+	Known bool
+
+	// Limit is the limit in bytes.
+	Limit int64
+}
+
+// Error is one line naming the file and its size.
+func (e *TooLargeError) Error() string {
+	if e.Known {
+		return fmt.Sprintf("%s: %s, larger than the %s limit for input files; is it the right file?",
+			e.Path, Size(e.Size), Size(e.Limit))
+	}
+
+	return fmt.Sprintf("%s: more than %s (the limit for input files) and still growing; is it the right file?",
+		e.Path, Size(e.Limit))
+}
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// Size formats a byte count for messages: "812 B", "3.5 KiB", "64 MiB".
+func Size(n int64) string {
+	const unit = 1024
+
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+
+	f, suffix := float64(n)/unit, "KiB"
+	for _, s := range []string{"MiB", "GiB", "TiB"} {
+		if f < unit {
+			break
+		}
+
+		f, suffix = f/unit, s
+	}
+
+	if f == float64(int64(f)) {
+		return fmt.Sprintf("%d %s", int64(f), suffix)
+	}
+
+	return fmt.Sprintf("%.1f %s", f, suffix)
+}
+
+// Read is ReadLimit with DefaultLimit.
+func Read(ctx context.Context, path string) ([]byte, error) {
+	return ReadLimit(ctx, path, DefaultLimit)
+}
+
+// ReadLimit returns the content of the file at path, refusing one larger
+// than limit bytes with a *TooLargeError (before reading, when the file is
+// a regular one). When ctx is cancelled it stops within a read, even one
+// blocked on a named pipe, and returns an error that wraps the context's
+// cause and names the file. Other errors are those of package os.
+func ReadLimit(ctx context.Context, path string, limit int64) ([]byte, error) {
+	if ctx.Err() != nil {
+		return nil, stopped(ctx, path)
+	}
+
+	f, err := open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+
+	if info.Mode().IsRegular() && info.Size() > limit {
+		return nil, &TooLargeError{Path: path, Size: info.Size(), Known: true, Limit: limit}
+	}
+
+	// Pipes and terminals are read through Go's poller, so a deadline
+	// wakes a blocked read; regular files and devices never block for
+	// long, and the loop checks the context between reads.
+	release := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
+	defer release()
+
+	var buf bytes.Buffer
+
+	if info.Mode().IsRegular() {
+		buf.Grow(int(info.Size()) + 1)
+	}
+
+	p := make([]byte, chunk)
+
+	for {
+		if ctx.Err() != nil {
+			return nil, stopped(ctx, path)
+		}
+
+		n, err := f.Read(p)
+		buf.Write(p[:n])
+
+		if int64(buf.Len()) > limit {
+			return nil, &TooLargeError{Path: path, Size: int64(buf.Len()), Limit: limit}
+		}
+
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			return buf.Bytes(), nil
+		case ctx.Err() != nil:
+			return nil, stopped(ctx, path)
+		default:
+			return nil, err
+		}
+	}
+}
+
+// open opens path for reading. Opening a named pipe blocks until a writer
+// comes, in the kernel, where nothing can interrupt it; so the open runs on
+// a goroutine of its own, and a cancelled ctx abandons it. That goroutine
+// ends, closing the file, once the open returns.
+func open(ctx context.Context, path string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+
+	ch := make(chan opened, 1)
+
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				_ = o.f.Close()
+			}
+		}()
+
+		return nil, stopped(ctx, path)
+	}
+}
+
+// stopped is the error of a read cut short by ctx.
+func stopped(ctx context.Context, path string) error {
+	return fmt.Errorf("%s: reading stopped: %w", path, context.Cause(ctx))
+}
