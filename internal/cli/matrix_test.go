@@ -7,6 +7,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/pglaunch"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/verdict"
 )
 
 // TestRunMatrix runs three variants on two real targets (the embedded
@@ -86,14 +87,14 @@ func TestRunMatrix(t *testing.T) {
 		}
 
 		heavy := byName["heavy"]
-		if heavy.Best || heavy.SameIsh || heavy.Ratio < 2 || !strings.Contains(heavy.Text, "slower") {
+		if heavy.Best || heavy.Kind != verdict.Difference || heavy.RatioLo < 2 || !strings.Contains(heavy.Text, "slower") {
 			t.Errorf("%s: heavy should be significantly slower: %+v", target.Name, heavy)
 		}
 
 		// Identical variants differ only by chance: the verdict must not
 		// call the twin much slower (a 5% false alarm at α=0.05 is possible,
 		// a large ratio is not).
-		if tw := byName["light_twin"]; !tw.SameIsh && !tw.Best && tw.Ratio > 1.5 {
+		if tw := byName["light_twin"]; tw.Kind == verdict.Difference && tw.Ratio > 1.5 {
 			t.Errorf("%s: identical twin judged %s", target.Name, tw.Text)
 		}
 	}

@@ -34,6 +34,7 @@ type runFlags struct {
 	statsInterval time.Duration
 	targets       []string
 	markdown      string
+	rounds        int
 }
 
 func newRunCommand(st *State) *cobra.Command {
@@ -70,6 +71,10 @@ exits at once.`,
 				return badInput("--duration must be > 0")
 			}
 
+			if cmd.Flags().Changed("rounds") && (f.rounds < 1 || f.rounds > 1000) {
+				return badInput("--rounds must be between 1 and 1000")
+			}
+
 			return runWorkload(st, args[0], seed, &f)
 		},
 	}
@@ -89,6 +94,8 @@ exits at once.`,
 	fl.StringArrayVar(&f.targets, "target", nil,
 		"a target to run on, repeatable: embedded, embedded-memory, ferretdb-postgres[:setting=value,...], mongod[:...], uri:URI")
 	fl.StringVar(&f.markdown, "markdown", "", "with variants or several targets, also write the matrix as Markdown to this file")
+	fl.IntVar(&f.rounds, "rounds", 0,
+		"interleaved trial rounds of a comparison, overriding run.rounds and trials.rounds (default 6, the least for a 95% CI)")
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
 
@@ -127,7 +134,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		defer stopProfile()
 	}
 
-	if len(variants) > 1 || len(targets) > 1 || w.spec.Trials.Rounds > 1 {
+	if len(variants) > 1 || len(targets) > 1 || trialRounds(w.spec, f, len(variants), len(targets)) > 1 {
 		return runMatrix(ctx, st, path, w.spec, variants, targets, f)
 	}
 

@@ -97,12 +97,13 @@ type Variant struct {
 	Operations  *Template `yaml:"operations" json:"operations,omitempty"`
 }
 
-// Trials configures interleaved trials: every round runs each variant once,
-// in order (A B C A B C …), so that drift on a noisy machine hits all of
-// them alike.
+// Trials configures interleaved trials: every round runs each (target,
+// variant) once, in an order reversed every other round (A B C C B A …), so
+// that drift on a noisy machine favours none of them.
 type Trials struct {
-	// Rounds is the number of rounds (default 5 with variants or several
-	// targets, else 1). Significance needs at least 4.
+	// Rounds is the number of rounds (default 6 with variants or several
+	// targets, else 1); run.rounds and --rounds win over it. A verdict
+	// needs at least 6.
 	Rounds int `yaml:"rounds" json:"rounds"`
 
 	// Duration overrides the measured duration of the duration-timed
@@ -214,6 +215,11 @@ type Run struct {
 	// AbortAfter ends a phase when no operation has succeeded for this
 	// long, so that a dead server never makes a run hang.
 	AbortAfter Duration `yaml:"abort_after" json:"abort_after"`
+
+	// Rounds is the number of interleaved trial rounds of a comparison; it
+	// wins over trials.rounds, and --rounds wins over both (see
+	// Spec.TrialRounds).
+	Rounds int `yaml:"rounds" json:"rounds,omitempty"`
 }
 
 // Phase is one stage of a run with its own operations and load model:
