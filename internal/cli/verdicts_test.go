@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -274,4 +275,50 @@ func TestCompareRealRuns(t *testing.T) {
 	if strings.Contains(stdout, "±") || strings.Contains(stdout, "round") {
 		t.Errorf("compare output speaks of ± or rounds:\n%s", stdout)
 	}
+}
+
+// TestRunRoundsField checks run.rounds in a workload: it is read, wins over
+// trials.rounds, and a value out of range is bad input naming file, line
+// and field.
+func TestRunRoundsField(t *testing.T) {
+	base, err := os.ReadFile("testdata/null_insert.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	write := func(name, run, trials string) string {
+		text := strings.Replace(string(base), "  interval: 250ms\n", "  interval: 250ms\n"+run, 1) + trials
+		path := filepath.Join(dir, name)
+
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+
+		return path
+	}
+
+	both := write("both.yaml", "  rounds: 7\n", "trials:\n  rounds: 9\n")
+
+	spec, errs := workload.ReadFile(both)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+
+	if got := trialRounds(spec, &runFlags{}, 1, 2); got != 7 {
+		t.Errorf("run.rounds 7, trials.rounds 9: %d rounds, want 7", got)
+	}
+
+	if got := trialRounds(spec, &runFlags{rounds: 4}, 1, 2); got != 4 {
+		t.Errorf("--rounds 4 over the workload: %d rounds", got)
+	}
+
+	zero := write("zero.yaml", "  rounds: 0\n", "")
+
+	code, stdout, stderr := runMain(t, "validate", zero)
+	if code != ExitBadInput || !strings.Contains(stdout+stderr, "zero.yaml:10:11: run.rounds: must be between 1 and 1000") {
+		t.Errorf("run.rounds 0: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	assertNoStackTrace(t, stdout+stderr)
 }
