@@ -784,46 +784,53 @@ func (s shiftStat) highest(target float64) float64 {
 const exactU = 50
 
 // uNull is the null distribution of the Mann-Whitney statistic U for
-// samples of sizes m and n: exact (cdf holds P(U ≤ u) for u up to ⌊mn/2⌋)
-// up to exactU a side, normal beyond.
+// samples of sizes m and n: exact up to exactU a side (cdf holds P(U ≤ u)
+// for u up to len(cdf)−1, computed as far as needed), normal beyond.
 type uNull struct {
-	m, n int
-	cdf  []float64
+	m, n  int
+	exact bool
+	cdf   []float64
 }
 
-func newUNull(m, n int) uNull {
-	d := uNull{m: m, n: n}
-	if m > 0 && n > 0 && m <= exactU && n <= exactU {
-		d.cdf = uNullCDF(m, n)
+func newUNull(m, n int) *uNull {
+	return &uNull{m: m, n: n, exact: m > 0 && n > 0 && m <= exactU && n <= exactU}
+}
+
+// upTo makes cdf cover u (at most ⌊mn/2⌋, the centre, since U is
+// symmetric). The lower tail is what intervals and p-values of differences
+// need, so the table grows only as far as asked.
+func (d *uNull) upTo(u int) {
+	u = min(u, d.m*d.n/2)
+	if u < len(d.cdf) {
+		return
 	}
 
-	return d
+	// Grow geometrically so that a scan asks for few recomputations.
+	d.cdf = uNullCDF(d.m, d.n, min(d.m*d.n/2, max(u, 2*len(d.cdf))))
 }
 
-func (d uNull) sigma() float64 {
+func (d *uNull) sigma() float64 {
 	mn := float64(d.m) * float64(d.n)
 	return math.Sqrt(mn * float64(d.m+d.n+1) / 12)
 }
 
 // critical is the largest k with P(U ≤ k−1) ≤ alpha/2; 0 when no interval
 // exists.
-func (d uNull) critical(alpha float64) int {
+func (d *uNull) critical(alpha float64) int {
 	if d.m == 0 || d.n == 0 {
 		return 0
 	}
 
-	if d.cdf != nil {
-		k := 0
+	if d.exact {
+		for k := 0; k <= d.m*d.n/2; k++ {
+			d.upTo(k)
 
-		for j, c := range d.cdf {
-			if c > alpha/2 {
-				break
+			if d.cdf[k] > alpha/2 {
+				return k
 			}
-
-			k = j + 1
 		}
 
-		return k
+		return d.m*d.n/2 + 1
 	}
 
 	// P(U ≤ k−1) ≈ Φ((k − ½ − mn/2)/σ), with a continuity correction.
@@ -835,7 +842,7 @@ func (d uNull) critical(alpha float64) int {
 
 // p is the two-sided p-value of statistic w (ties rounded towards the
 // centre).
-func (d uNull) p(w float64) float64 {
+func (d *uNull) p(w float64) float64 {
 	if d.m == 0 || d.n == 0 {
 		return 1
 	}
@@ -843,11 +850,13 @@ func (d uNull) p(w float64) float64 {
 	mn := float64(d.m) * float64(d.n)
 	tail := math.Min(w, mn-w) // the distance below the centre
 
-	if d.cdf != nil {
+	if d.exact {
 		u := int(math.Floor(tail))
-		if u >= len(d.cdf) {
+		if u > d.m*d.n/2 {
 			return 1
 		}
+
+		d.upTo(u)
 
 		return math.Min(1, 2*d.cdf[u])
 	}
@@ -862,11 +871,13 @@ func uCritical(m, n int, alpha float64) int {
 	return newUNull(m, n).critical(alpha)
 }
 
-// uNullCDF returns P(U ≤ u) for u = 0 … ⌊mn/2⌋ under the null hypothesis,
+// uNullCDF returns P(U ≤ u) for u = 0 … upTo under the null hypothesis,
 // by counting the arrangements with each U from the largest value down:
-// c(i, j, u) = c(i−1, j, u−j) + c(i, j−1, u), two rows at a time.
-func uNullCDF(m, n int) []float64 {
-	half := m * n / 2
+// c(i, j, u) = c(i−1, j, u−j) + c(i, j−1, u), two rows at a time. Counts
+// of small u only depend on counts of smaller u, so the table can stop at
+// upTo.
+func uNullCDF(m, n, upTo int) []float64 {
+	half := upTo
 	prev := make([][]float64, n+1) // i−1 x values
 	cur := make([][]float64, n+1)
 

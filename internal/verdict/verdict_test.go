@@ -365,7 +365,7 @@ func TestUNullCDFByEnumeration(t *testing.T) {
 			counts[u]++
 		}
 
-		cdf := uNullCDF(m, n)
+		cdf := uNullCDF(m, n, m*n/2)
 		sum := 0
 
 		for u := range cdf {
@@ -376,9 +376,15 @@ func TestUNullCDFByEnumeration(t *testing.T) {
 		}
 	}
 
+	// A table cut short is the start of the whole one.
+	full, part := uNullCDF(9, 7, 31), uNullCDF(9, 7, 5)
+	if len(part) != 6 || !slices.Equal(part, full[:6]) {
+		t.Errorf("truncated table %v, want the start of %v", part, full[:6])
+	}
+
 	// The normal approximation beyond exactU agrees with the exact count
 	// at its border.
-	if exact, approx := uCritical(50, 50, 0.05), (uNull{m: 50, n: 50}).critical(0.05); exact-approx > 2 || approx-exact > 2 {
+	if exact, approx := uCritical(50, 50, 0.05), (&uNull{m: 50, n: 50}).critical(0.05); exact-approx > 2 || approx-exact > 2 {
 		t.Errorf("k at 50×50: exact %d, normal %d", exact, approx)
 	}
 }
