@@ -646,8 +646,7 @@ func unpairedLogRatio(ys, xs []float64, alpha float64) estimate {
 	m, n := len(xs), len(ys)
 	e := estimate{used: min(m, n), needed: MinSamples(Unpaired, alpha)}
 
-	lx, ly := logsSorted(xs), logsSorted(ys)
-	s := shiftStat{x: lx, y: ly}
+	s := newShiftStat(logsSorted(xs), logsSorted(ys))
 	mn := float64(m) * float64(n)
 
 	null := newUNull(m, n)
@@ -678,7 +677,44 @@ func logsSorted(xs []float64) []float64 {
 
 // shiftStat evaluates the Mann-Whitney statistic of y against x shifted by
 // θ (in logs: x scaled by e^θ), for inverting the test.
-type shiftStat struct{ x, y []float64 }
+type shiftStat struct {
+	x, y []float64
+
+	// d lists every pairwise difference y_j − x_i, sorted, when there are
+	// at most maxPairwise; zeros holds the pairs of zeros on both sides
+	// (-Inf − -Inf), which are ties at every θ. With d, the bounds are
+	// read off exactly; without, they are found by bisection.
+	d     []float64
+	zeros int
+}
+
+// maxPairwise bounds the pairwise differences listed (2 MB of them, some
+// 700 values a side); beyond it the bounds are found by bisection.
+const maxPairwise = 1 << 18
+
+func newShiftStat(x, y []float64) shiftStat {
+	s := shiftStat{x: x, y: y}
+	if len(x)*len(y) > maxPairwise {
+		return s
+	}
+
+	s.d = make([]float64, 0, len(x)*len(y))
+
+	for _, b := range y {
+		for _, a := range x {
+			if math.IsInf(a, -1) && math.IsInf(b, -1) {
+				s.zeros++
+				continue
+			}
+
+			s.d = append(s.d, b-a) // ±Inf when one side is zero
+		}
+	}
+
+	slices.Sort(s.d)
+
+	return s
+}
 
 // w is #{(i, j): y_j − θ > x_i} + ½·#{y_j − θ = x_i}; it does not increase
 // with θ. Pairs of -Inf (zero values on both sides) are ties for every θ.
@@ -725,6 +761,55 @@ func finite(sorted []float64) []float64 {
 // lowest is the least θ with w(θ) ≤ target: -Inf if even far below every
 // difference w is that small, +Inf if no finite θ brings it down to target.
 func (s shiftStat) lowest(target float64) float64 {
+	if s.d != nil {
+		// w is a step function: just above a difference v it is
+		// #{d > v} + ½·zeros, so the bound is the first v where that is
+		// small enough.
+		for i := 0; i < len(s.d); {
+			j := i + 1
+			for j < len(s.d) && s.d[j] == s.d[i] {
+				j++
+			}
+
+			if float64(len(s.d)-j)+0.5*float64(s.zeros) <= target {
+				return s.d[i]
+			}
+
+			i = j
+		}
+
+		return math.Inf(1)
+	}
+
+	return s.lowestBisect(target)
+}
+
+// highest is the greatest θ with w(θ) ≥ target, with the same conventions.
+func (s shiftStat) highest(target float64) float64 {
+	if s.d != nil {
+		// Just below a difference v, w is #{d ≥ v} + ½·zeros.
+		for j := len(s.d); j > 0; {
+			i := j - 1
+			for i > 0 && s.d[i-1] == s.d[j-1] {
+				i--
+			}
+
+			if float64(len(s.d)-i)+0.5*float64(s.zeros) >= target {
+				return s.d[j-1]
+			}
+
+			j = i
+		}
+
+		return math.Inf(-1)
+	}
+
+	return s.highestBisect(target)
+}
+
+// lowestBisect is lowest by bisection on θ, for samples too large to list
+// their pairwise differences.
+func (s shiftStat) lowestBisect(target float64) float64 {
 	a, b := s.finiteRange()
 
 	switch {
@@ -751,8 +836,8 @@ func (s shiftStat) lowest(target float64) float64 {
 	return b
 }
 
-// highest is the greatest θ with w(θ) ≥ target, with the same conventions.
-func (s shiftStat) highest(target float64) float64 {
+// highestBisect is highest by bisection on θ.
+func (s shiftStat) highestBisect(target float64) float64 {
 	a, b := s.finiteRange()
 
 	switch {
@@ -871,40 +956,25 @@ func uCritical(m, n int, alpha float64) int {
 	return newUNull(m, n).critical(alpha)
 }
 
-// uNullCDF returns P(U ≤ u) for u = 0 … upTo under the null hypothesis,
-// by counting the arrangements with each U from the largest value down:
-// c(i, j, u) = c(i−1, j, u−j) + c(i, j−1, u), two rows at a time. Counts
-// of small u only depend on counts of smaller u, so the table can stop at
-// upTo.
+// uNullCDF returns P(U ≤ u) for u = 0 … upTo under the null hypothesis.
+// The number of arrangements of m x's and n y's with U = u is the
+// coefficient of q^u in the Gaussian binomial coefficient
+// [m+n choose m]_q = ∏ᵢ₌₁..ₘ (1 − q^(n+i)) / (1 − q^i), built factor by
+// factor: multiplying by (1 − q^a) is a shifted subtraction, dividing by
+// (1 − q^i) a running sum with stride i. Coefficients of q^u only depend on
+// lower powers, so the product can stop at upTo.
 func uNullCDF(m, n, upTo int) []float64 {
-	half := upTo
-	prev := make([][]float64, n+1) // i−1 x values
-	cur := make([][]float64, n+1)
-
-	for j := range prev {
-		prev[j] = make([]float64, half+1)
-		cur[j] = make([]float64, half+1)
-		prev[j][0] = 1 // no x: U = 0 in one way
-	}
+	c := make([]float64, upTo+1)
+	c[0] = 1
 
 	for i := 1; i <= m; i++ {
-		for j := 0; j <= n; j++ {
-			for u := 0; u <= half; u++ {
-				if j == 0 {
-					cur[0][u] = prev[0][u]
-					continue
-				}
-
-				c := cur[j-1][u] // the largest value is a y: adds nothing
-				if u >= j {
-					c += prev[j][u-j] // the largest value is an x: above j y's
-				}
-
-				cur[j][u] = c
-			}
+		for u := upTo; u >= n+i; u-- {
+			c[u] -= c[u-n-i]
 		}
 
-		prev, cur = cur, prev
+		for u := i; u <= upTo; u++ {
+			c[u] += c[u-i]
+		}
 	}
 
 	lgC, _ := math.Lgamma(float64(m+n) + 1)
@@ -912,11 +982,11 @@ func uNullCDF(m, n, upTo int) []float64 {
 	b, _ := math.Lgamma(float64(n) + 1)
 	total := math.Exp(lgC - a - b)
 
-	out := make([]float64, half+1)
+	out := make([]float64, upTo+1)
 	sum := 0.0
 
-	for u, c := range prev[n] {
-		sum += c
+	for u, x := range c {
+		sum += x
 		out[u] = math.Min(1, sum/total)
 	}
 

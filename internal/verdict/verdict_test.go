@@ -337,6 +337,45 @@ func TestUnpairedMatchesPairwiseDefinition(t *testing.T) {
 	}
 }
 
+// TestShiftBoundsBisection checks that the bisection used for large
+// samples finds the same bounds as the exact reading of the pairwise
+// differences, zeros included.
+func TestShiftBoundsBisection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+
+	for trial := range 40 {
+		m, n := 3+rng.IntN(15), 3+rng.IntN(15)
+		x, y := make([]float64, m), make([]float64, n)
+
+		for i := range x {
+			x[i] = math.Round(10 * math.Exp(rng.NormFloat64()))
+		}
+
+		for j := range y {
+			y[j] = math.Round(13 * math.Exp(rng.NormFloat64()))
+		}
+
+		if trial%4 == 0 {
+			x[0], y[0] = 0, 0 // zeros on both sides: ties and infinite ratios
+		}
+
+		s := newShiftStat(logsSorted(x), logsSorted(y))
+		mn := float64(m * n)
+
+		for _, target := range []float64{1, 2.5, mn / 2, mn / 2.5, mn - 3, mn - 1} {
+			exact, bisect := s.lowest(target), s.lowestBisect(target)
+			if !(exact == bisect || math.Abs(exact-bisect) <= 1e-9*math.Max(1, math.Abs(exact))) {
+				t.Errorf("trial %d, lowest(%v): exact %v, bisection %v", trial, target, exact, bisect)
+			}
+
+			exact, bisect = s.highest(target), s.highestBisect(target)
+			if !(exact == bisect || math.Abs(exact-bisect) <= 1e-9*math.Max(1, math.Abs(exact))) {
+				t.Errorf("trial %d, highest(%v): exact %v, bisection %v", trial, target, exact, bisect)
+			}
+		}
+	}
+}
+
 func TestUNullCDFByEnumeration(t *testing.T) {
 	// Every arrangement of m x's and n y's is equally likely under the
 	// null hypothesis; count U over all of them.
@@ -374,6 +413,12 @@ func TestUNullCDFByEnumeration(t *testing.T) {
 				t.Errorf("m=%d n=%d: P(U ≤ %d) = %v, want %v", m, n, u, cdf[u], want)
 			}
 		}
+	}
+
+	// U is symmetric about mn/2: at 50 a side, P(U ≤ 1250) = ½ + ½·P(U = 1250).
+	cdf := uNullCDF(50, 50, 1250)
+	if mid := 0.5 + (cdf[1250]-cdf[1249])/2; math.Abs(cdf[1250]-mid) > 1e-9 {
+		t.Errorf("50×50: P(U ≤ 1250) = %v, want %v", cdf[1250], mid)
 	}
 
 	// A table cut short is the start of the whole one.
