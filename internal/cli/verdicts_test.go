@@ -320,5 +320,12 @@ func TestRunRoundsField(t *testing.T) {
 		t.Errorf("run.rounds 0: exit %d\n%s%s", code, stdout, stderr)
 	}
 
+	trialsZero := write("trials_zero.yaml", "", "trials:\n  rounds: 0\n")
+
+	code, stdout, stderr = runMain(t, "validate", trialsZero)
+	if code != ExitBadInput || !strings.Contains(stdout+stderr, "trials_zero.yaml:16:11: trials.rounds: must be between 1 and 1000") {
+		t.Errorf("trials.rounds 0: exit %d\n%s%s", code, stdout, stderr)
+	}
+
 	assertNoStackTrace(t, stdout+stderr)
 }

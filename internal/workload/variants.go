@@ -263,7 +263,7 @@ func (v *validator) comparison() {
 		names[va.Name] = true
 	}
 
-	if r := v.s.Trials.Rounds; r < 0 || r > 1000 {
+	if r := v.s.Trials.Rounds; r < 0 || r > 1000 || (r == 0 && v.s.node("trials.rounds") != nil) {
 		v.at("trials.rounds", "must be between 1 and 1000")
 	}
 
