@@ -486,9 +486,13 @@ func writeMatrix(w io.Writer, m *result.Matrix, markdown bool) {
 		what = "the targets"
 	}
 
-	fmt.Fprintf(w, "\nMedians over %d round(s); verdicts compare %s by the median of per-round ratios with its\n"+
-		"distribution-free 95%% CI: a difference when the CI excludes 1, inconclusive below %d rounds.\n",
-		m.Rounds, what, verdict.MinSamples(verdict.Paired, matrixAlpha))
+	if len(m.Verdicts) == 0 {
+		fmt.Fprintf(w, "\nNo trial measured anything: nothing to compare.\n")
+	} else {
+		fmt.Fprintf(w, "\nMedians over %d round(s); verdicts compare %s by the median of per-round ratios with its\n"+
+			"distribution-free 95%% CI: a difference when the CI excludes 1, inconclusive below %d rounds.\n",
+			m.Rounds, what, verdict.MinSamples(verdict.Paired, matrixAlpha))
+	}
 
 	for _, op := range ops {
 		for _, metric := range matrixMetrics {

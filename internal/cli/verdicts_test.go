@@ -167,9 +167,10 @@ func TestRunTwoTargetsVerdict(t *testing.T) {
 	}
 
 	// The delays are 1 and 5 ms on top of the same round trip, so the
-	// ratio is below 5; a noisy machine stretches the short sleep more.
+	// ratio is below 5; a loaded machine stretches the short sleep more
+	// (about 4.4× on a quiet one, down to 3.3× seen on a busy one).
 	s := cells["slow"]
-	if s.Kind != verdict.Difference || s.RatioLo <= 1 || s.Ratio < 2.5 || s.Ratio > 5.5 || s.RatioLo > s.Ratio || s.Ratio > s.RatioHi {
+	if s.Kind != verdict.Difference || s.RatioLo <= 1 || s.Ratio < 2 || s.Ratio > 5.5 || s.RatioLo > s.Ratio || s.Ratio > s.RatioHi {
 		t.Errorf("slow: %+v, want a difference of about 5× with a CI excluding 1", s)
 	}
 
@@ -179,6 +180,10 @@ func TestRunTwoTargetsVerdict(t *testing.T) {
 
 	if tp := findVerdict(m, CrossTarget, "add", "throughput"); tp == nil || !strings.Contains(stdout, "× slower, 95% CI") {
 		t.Errorf("no throughput verdict in the matrix:\n%s", stdout)
+	}
+
+	if data, err := os.ReadFile(md); err != nil || !regexp.MustCompile(`\| \d+\.\d — \d\.\d\d× slower, 95% CI \d\.\d\d×–\d\.\d\d× \|`).Match(data) {
+		t.Errorf("Markdown lacks the verdict with its interval (%v):\n%s", err, data)
 	}
 
 	if strings.Contains(stdout+stderr, "same-ish") || strings.Contains(stdout+stderr, "±") {
@@ -263,7 +268,7 @@ func TestCompareRealRuns(t *testing.T) {
 		}
 
 		ratio, lo, hi := parseFloat(t, m[1]), parseFloat(t, m[2]), parseFloat(t, m[3])
-		if ratio < 2.5 || ratio > 5.5 || lo <= 1 || lo > ratio || hi < ratio {
+		if ratio < 2 || ratio > 5.5 || lo <= 1 || lo > ratio || hi < ratio {
 			t.Errorf("%s verdict %q, want about 5× with a CI excluding 1", metric, v[metric])
 		}
 	}
