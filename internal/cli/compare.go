@@ -23,6 +23,10 @@ import (
 // compareAlpha is the significance level of `mongobench compare`.
 const compareAlpha = vd.DefaultAlpha
 
+// compareOptions compare the intervals of separate runs: independent
+// samples, called intervals in verdicts.
+var compareOptions = vd.Options{Alpha: compareAlpha, Design: vd.Unpaired, Unit: "interval"}
+
 // compareFlags are the options of `mongobench compare`.
 type compareFlags struct {
 	failIf   []string
@@ -45,17 +49,19 @@ phase's intervals of the cell's trials, round after round. Given alone, such a
 file compares its cells with its first one.
 
 Each file contributes its main phase's per-interval values: the table shows
-their medians, and the verdict says whether a file differs from the baseline
-(Mann-Whitney U test, α=0.05) and by how much: the median of the ratios of
-intervals paired by index, with its 95% confidence interval ("1.30× higher
-±2%"), or "same-ish" when the difference is not significant. Intervals of one
-run are not independent, so p-values are optimistic; a verdict on two single
+their medians, and the verdict compares each file's intervals with the
+baseline's as two independent samples: the ratio (Hodges-Lehmann estimate)
+with its 95% confidence interval from the Mann-Whitney U test. It is one of
+"1.30× higher, 95% CI 1.28×–1.32×" (the interval excludes 1), "no significant
+difference; 95% CI 0.97×–1.04×" (it contains 1), or "inconclusive: 3
+intervals, at least 4 needed". Intervals of one run are not independent, so
+the confidence intervals are optimistic (too narrow); a verdict on two single
 runs says more about those runs than about the code that produced them.
 
 --fail-if turns compare into a regression gate. EXPR is a metric (throughput,
 mean, p50, p90, p99), a signed percentage and optionally an operation name:
 "p99 +10%" fails when some file's p99 of some operation is more than 10%
-above the baseline's and the difference is significant; "throughput -5%"
+above the baseline's and the verdict is a difference; "throughput -5%"
 when throughput dropped by more than 5%; "p50 +5% find_by_id" looks only at
 find_by_id. It can be given several times.
 
@@ -337,9 +343,9 @@ func compareOperations(files []*compareFile) []compareOp {
 }
 
 // compareSamples are a file's samples of one operation's metric: one per
-// interval of the main phase, the interval index being the round. Latency
-// metrics skip intervals without a successful operation, which measured no
-// latency.
+// interval of the main phase (compared unpaired: the k-th interval of one
+// run has nothing to do with the k-th of another). Latency metrics skip
+// intervals without a successful operation, which measured no latency.
 func compareSamples(cf *compareFile, op string, m compareMetric) []vd.Sample {
 	var out []vd.Sample
 
@@ -366,7 +372,7 @@ func compareMetricRow(files []*compareFile, op string, m compareMetric) compareR
 	}
 
 	byLabel := map[string]vd.Verdict{}
-	for _, v := range vd.CompareTo(samples, files[0].label, m.dir, compareAlpha) {
+	for _, v := range vd.CompareTo(samples, files[0].label, m.dir, compareOptions) {
 		byLabel[v.Variant] = v
 	}
 
@@ -450,10 +456,11 @@ func compareTableRows(files []*compareFile, op compareOp) [][]string {
 // compareNote explains how the numbers were formed.
 func compareNote(files []*compareFile) string {
 	return fmt.Sprintf(`Values are medians over the intervals of each file's main phase. Verdicts compare
-each file with %s: Mann-Whitney U test at α=%g ("same-ish" when not significant),
-and the median ratio of intervals paired by index with its 95%% confidence
-interval. Intervals within a run are not independent, so p-values are
-optimistic: repeat runs before trusting a small difference.`, files[0].label, compareAlpha)
+each file's intervals with %s's: the ratio (Hodges-Lehmann) with its %g%%
+confidence interval from the Mann-Whitney U test; a difference when the interval
+excludes 1, inconclusive below %d intervals a side. Intervals within a run are
+not independent, so confidence intervals are optimistic (too narrow): repeat
+runs before trusting a small difference.`, files[0].label, 100*(1-compareAlpha), vd.MinSamples(vd.Unpaired, compareAlpha))
 }
 
 func compareLegend(cf *compareFile, baseline bool) string {
@@ -604,7 +611,7 @@ func checkCompareGates(files []*compareFile, ops []compareOp, gates []compareGat
 				}
 
 				v := c.verdict
-				if strings.Contains(v.Text, "too few trials") {
+				if v.Kind == vd.Inconclusive {
 					lines = append(lines, fmt.Sprintf("Warning: --fail-if %q: %s, %s vs %s: %s; not judged",
 						g.expr, op.name, files[i].label, files[0].label, v.Text))
 
@@ -620,7 +627,7 @@ func checkCompareGates(files []*compareFile, ops []compareOp, gates []compareGat
 				}
 
 				change := 100 * (rel - 1)
-				significant := v.P <= compareAlpha
+				significant := v.Kind == vd.Difference
 				exceeds := (g.up && change > g.pct) || (!g.up && change < -g.pct)
 
 				if !significant || !exceeds || math.IsNaN(change) {

@@ -175,13 +175,13 @@ func testCompareFailIfP99Regression(t *testing.T, fx *compareFixture) {
 	}
 
 	v := verdictCells(t, stdout, "find_by_id")
-	if !regexp.MustCompile(`^1\.(29|30|31)× higher ±\d%$`).MatchString(v["p99"]) {
+	if !regexp.MustCompile(`^1\.(29|30|31)× higher, 95% CI 1\.(2\d|30)×–1\.(29|3\d)×$`).MatchString(v["p99"]) {
 		t.Errorf("p99 verdict %q, want about 1.30× higher", v["p99"])
 	}
 
 	for _, m := range []string{"throughput", "p50", "p90"} {
-		if !strings.HasPrefix(v[m], "same-ish") {
-			t.Errorf("%s verdict %q, want same-ish", m, v[m])
+		if !regexp.MustCompile(`^no significant difference; 95% CI (0\.99|1\.00)×–1\.0[01]×$`).MatchString(v[m]) {
+			t.Errorf("%s verdict %q, want no significant difference", m, v[m])
 		}
 	}
 
@@ -198,7 +198,7 @@ func testCompareFailIfP99Regression(t *testing.T, fx *compareFixture) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 
-	for _, s := range []string{"A  " + base, "B  " + cand, "not independent", "p-values are", "optimistic"} {
+	for _, s := range []string{"A  " + base, "B  " + cand, "not independent", "confidence intervals are", "optimistic"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, stdout)
 		}
@@ -253,7 +253,7 @@ func testCompareThroughputGate(t *testing.T, fx *compareFixture) {
 	}
 
 	// 200 vs 160 ops/s in every interval: exactly 1.25× slower.
-	if v := verdictCells(t, stdout, "find_by_id")["throughput"]; v != "1.25× slower ±0%" {
+	if v := verdictCells(t, stdout, "find_by_id")["throughput"]; v != "1.25× slower, 95% CI 1.25×–1.25×" {
 		t.Errorf("throughput verdict %q", v)
 	}
 
@@ -271,10 +271,12 @@ func testCompareIdenticalFiles(t *testing.T, fx *compareFixture) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
+	// The same values on both sides: an interval symmetric about 1, as
+	// narrow as the values' spread.
 	for _, op := range []string{"find_by_id", "insert"} {
 		for m, v := range verdictCells(t, stdout, op) {
-			if v != "same-ish (p=1.00)" {
-				t.Errorf("%s %s: %q, want same-ish (p=1.00)", op, m, v)
+			if !regexp.MustCompile(`^no significant difference; 95% CI (0\.99|1\.00)×–1\.0[01]×$`).MatchString(v) {
+				t.Errorf("%s %s: %q, want no significant difference", op, m, v)
 			}
 		}
 	}
@@ -372,8 +374,8 @@ func testCompareMarkdown(t *testing.T, fx *compareFixture) {
 		"## insert",
 		"| metric | A (baseline) | B | B vs A | C | C vs A |",
 		"| --- | ---: | ---: | --- | ---: | --- |",
-		"| throughput | 200 ops/s | 200 ops/s | same-ish (p=1.00) | 200 ops/s | same-ish (p=1.00) |",
-		"× higher ±",
+		"| throughput | 200 ops/s | 200 ops/s | no significant difference; 95% CI 1.00×–1.00× | 200 ops/s | no significant difference; 95% CI 1.00×–1.00× |",
+		"× higher, 95% CI 1.",
 		"not independent",
 		"## Checks",
 		"FAIL --fail-if",
@@ -383,7 +385,7 @@ func testCompareMarkdown(t *testing.T, fx *compareFixture) {
 		}
 	}
 
-	if !regexp.MustCompile(`(?m)^\| p99 \| 5\.0\dms \| 6\.[45]\dms \| 1\.\d\d× higher ±\d% \|`).MatchString(text) {
+	if !regexp.MustCompile(`(?m)^\| p99 \| 5\.0\dms \| 6\.[45]\dms \| 1\.\d\d× higher, 95% CI 1\.\d\d×–1\.\d\d× \|`).MatchString(text) {
 		t.Errorf("Markdown p99 row:\n%s", text)
 	}
 
@@ -424,7 +426,7 @@ func testCompareOutputExample(t *testing.T, fx *compareFixture) {
 
 	// The insert table: no latency in the first interval, so 19 latency
 	// values and 20 throughput values, all equal.
-	if v := verdictCells(t, stdout, "insert"); v["p50"] != "same-ish (p=1.00)" {
+	if v := verdictCells(t, stdout, "insert"); v["p50"] != "no significant difference; 95% CI 1.00×–1.00×" {
 		t.Errorf("insert: %v", v)
 	}
 }
@@ -442,8 +444,8 @@ func TestParseCompareGate(t *testing.T) {
 }
 
 func testCompareTooFewIntervals(t *testing.T, _ *compareFixture) {
-	// Three intervals a side cannot show a significant difference at 0.05:
-	// the gate does not fail, but says it could not judge.
+	// Three intervals a side give no 95% interval: the verdict is
+	// inconclusive, and the gate does not fail but says it could not judge.
 	dir := t.TempDir()
 	short1, short2 := filepath.Join(dir, "short1.json"), filepath.Join(dir, "short2.json")
 	writeCompareRun(t, short1, compareRun{tail: 1, finds: 200, seed: 3, intervals: 3})
@@ -454,11 +456,11 @@ func testCompareTooFewIntervals(t *testing.T, _ *compareFixture) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	if v := verdictCells(t, stdout, "find_by_id")["p99"]; v != "same-ish (too few trials: need ≥4)" {
+	if v := verdictCells(t, stdout, "find_by_id")["p99"]; v != "inconclusive: 3 intervals, at least 4 needed" {
 		t.Errorf("p99 verdict %q", v)
 	}
 
-	if !strings.Contains(stderr, `Warning: --fail-if "p99 +10%": find_by_id, B vs A: same-ish (too few trials: need ≥4); not judged`) {
+	if !strings.Contains(stderr, `Warning: --fail-if "p99 +10%": find_by_id, B vs A: inconclusive: 3 intervals, at least 4 needed; not judged`) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -117,8 +118,21 @@ func openLaunched(ctx context.Context, st *State, ts target.TargetSpec, selectio
 	return t, nil
 }
 
-// runMatrix runs every variant on every target in interleaved rounds
-// (A B C A B C …), computes the verdicts and writes one results file.
+// trialRounds is the number of trial rounds of a run with this many
+// variants and targets: --rounds, run.rounds, trials.rounds, or the default
+// (enough for a confidence interval when something is compared).
+func trialRounds(spec *workload.Spec, f *runFlags, variants, targets int) int {
+	return spec.TrialRounds(f.rounds, variants > 1 || targets > 1)
+}
+
+// matrixAlpha is the significance level of matrix verdicts: their
+// confidence intervals are at 95%.
+const matrixAlpha = verdict.DefaultAlpha
+
+// runMatrix runs every variant on every target in interleaved rounds,
+// computes the verdicts and writes one results file. Every target is opened
+// once, before the first round, and stays up until the last, so that the
+// rounds can alternate between targets as well as variants.
 func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec, variants []*compiled,
 	targets []target.TargetSpec, f *runFlags,
 ) error {
@@ -129,7 +143,7 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 		}
 	}
 
-	rounds := max(1, base.Trials.Rounds)
+	rounds := trialRounds(base, f, len(variants), len(targets))
 	started := st.Now()
 
 	m := &result.Matrix{Rounds: rounds}
@@ -139,20 +153,60 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 
 	fmt.Fprintf(st.Stderr, "Comparing %d variant(s) on %d target(s) in %d interleaved round(s).\n", len(variants), len(targets), rounds)
 
+	if need := verdict.MinSamples(verdict.Paired, matrixAlpha); rounds < need && (len(variants) > 1 || len(targets) > 1) {
+		fmt.Fprintf(st.Stderr, "Warning: %d round(s) are fewer than the %d a 95%% confidence interval needs; every verdict will be inconclusive.\n",
+			rounds, need)
+	}
+
 	var failures []string
 
-	for _, ts := range targets {
-		mt, trials, err := runTarget(ctx, st, path, ts, variants, rounds, f)
-		m.Targets = append(m.Targets, mt)
-		m.Trials = append(m.Trials, trials...)
+	fail := func(i int, err error) {
+		m.Targets[i].Error = err.Error()
+		failures = append(failures, err.Error())
+		fmt.Fprintf(st.Stderr, "Target %s failed: %v\n", m.Targets[i].Name, err)
+	}
 
-		if err != nil && ctx.Err() == nil {
-			failures = append(failures, err.Error())
-			fmt.Fprintf(st.Stderr, "Target %s failed: %v\n", ts.Name, err)
+	opened := make([]*matrixTarget, len(targets))
+
+	defer func() {
+		for _, mt := range opened {
+			if mt != nil {
+				mt.tgt.close(st)
+			}
 		}
+	}()
+
+	for i, ts := range targets {
+		m.Targets = append(m.Targets, result.MatrixTarget{Name: ts.Name, Kind: ts.Kind})
 
 		if ctx.Err() != nil {
-			break
+			continue
+		}
+
+		mt, err := openMatrixTarget(ctx, st, ts, &m.Targets[i], f.serverSelection)
+		opened[i] = mt
+
+		if err != nil && ctx.Err() == nil {
+			fail(i, err)
+		}
+	}
+
+	for r := 1; r <= rounds && ctx.Err() == nil; r++ {
+		for _, c := range roundOrder(len(targets), len(variants), r) {
+			mt, v := opened[c.target], variants[c.variant]
+			if mt == nil || mt.failed || ctx.Err() != nil {
+				continue
+			}
+
+			tr, err := runMatrixTrial(ctx, st, f, path, mt, v, r, rounds)
+			if tr != nil {
+				m.Trials = append(m.Trials, *tr)
+			}
+
+			if err != nil && ctx.Err() == nil {
+				mt.failed = true
+				fail(c.target, err)
+			}
 		}
 	}
 
@@ -224,65 +278,85 @@ func variantName(s *workload.Spec) string {
 	return s.Name
 }
 
-// runTarget runs all rounds of all variants on one target.
-func runTarget(ctx context.Context, st *State, path string, ts target.TargetSpec, variants []*compiled, rounds int,
-	f *runFlags,
-) (result.MatrixTarget, []result.Trial, error) {
-	mt := result.MatrixTarget{Name: ts.Name, Kind: ts.Kind}
+// matrixTarget is an open target of a comparison run.
+type matrixTarget struct {
+	name   string
+	tgt    *openedTarget
+	info   target.ServerInfo
+	failed bool // a trial failed: the target runs no more trials
+}
 
-	tgt, err := openLaunched(ctx, st, ts, f.serverSelection)
+// openMatrixTarget launches (or connects to) a target and describes it in
+// mt. The returned target, when not nil, must be closed, even with an error.
+func openMatrixTarget(ctx context.Context, st *State, ts target.TargetSpec, mt *result.MatrixTarget, selection time.Duration) (*matrixTarget, error) {
+	tgt, err := openLaunched(ctx, st, ts, selection)
 	if err != nil {
-		mt.Error = err.Error()
-		return mt, nil, err
+		return nil, err
 	}
-	defer tgt.close(st)
 
 	mt.URI = redact.URI(tgt.uri)
+	out := &matrixTarget{name: ts.Name, tgt: tgt}
 
 	info, err := describe(ctx, st, tgt)
 	if err != nil {
-		mt.Error = err.Error()
-		return mt, nil, err
+		out.failed = true
+		return out, err
 	}
 
+	out.info = info
 	mt.ServerVersion, mt.Backend = info.Summary(), info.Backend
 	mt.Notes = append(info.Notes(), tgt.launched.Notes...)
 
-	var trials []result.Trial
+	return out, nil
+}
 
-	for r := 1; r <= rounds; r++ {
-		for _, v := range variants {
-			if ctx.Err() != nil {
-				return mt, trials, nil
-			}
+// trialCell is one (target, variant) pair of a round, by index.
+type trialCell struct{ target, variant int }
 
-			fmt.Fprintf(st.Stderr, "== %s · %s · round %d/%d\n", ts.Name, variantName(v.spec), r, rounds)
+// roundOrder is the order in which round r (from 1) runs the cells: target
+// by target, variant by variant, reversed in every even round (A B C, then
+// C B A, …). Over each pair of rounds every cell runs once early and once
+// late by the same amount, so that drift during a round (a warming cache,
+// a neighbour's job) favours no target and no variant.
+func roundOrder(targets, variants, r int) []trialCell {
+	cells := make([]trialCell, 0, targets*variants)
 
-			res, final, err := executeTrial(ctx, st, f, tgt, info, path, v, trialOptions{evidence: r == rounds})
-			if err != nil {
-				if ctx.Err() != nil {
-					// Interrupted while setting up: not a target failure.
-					return mt, trials, nil
-				}
-
-				mt.Error = err.Error()
-
-				return mt, trials, err
-			}
-
-			res.Workload.Source = "" // the matrix keeps the file's text once
-			trials = append(trials, result.Trial{Target: ts.Name, Variant: variantName(v.spec), Round: r, Result: res})
-
-			if final != nil && final.Status == runner.StatusAborted {
-				err := fmt.Errorf("%s · %s · round %d aborted: %s", ts.Name, variantName(v.spec), r, final.Reason)
-				mt.Error = err.Error()
-
-				return mt, trials, err
-			}
+	for t := range targets {
+		for v := range variants {
+			cells = append(cells, trialCell{t, v})
 		}
 	}
 
-	return mt, trials, nil
+	if r%2 == 0 {
+		slices.Reverse(cells)
+	}
+
+	return cells
+}
+
+// runMatrixTrial runs one trial of variant v on mt in round r. It returns
+// the trial when it measured something, and an error when the target
+// failed (a trial that could not run, or aborted); an interruption is not a
+// failure.
+func runMatrixTrial(ctx context.Context, st *State, f *runFlags, path string, mt *matrixTarget, v *compiled,
+	r, rounds int,
+) (*result.Trial, error) {
+	name := variantName(v.spec)
+	fmt.Fprintf(st.Stderr, "== %s · %s · round %d/%d\n", mt.name, name, r, rounds)
+
+	res, final, err := executeTrial(ctx, st, f, mt.tgt, mt.info, path, v, trialOptions{evidence: r == rounds})
+	if err != nil {
+		return nil, err
+	}
+
+	res.Workload.Source = "" // the matrix keeps the file's text once
+	tr := &result.Trial{Target: mt.name, Variant: name, Round: r, Result: res}
+
+	if final != nil && final.Status == runner.StatusAborted {
+		return tr, fmt.Errorf("%s · %s · round %d aborted: %s", mt.name, name, r, final.Reason)
+	}
+
+	return tr, nil
 }
 
 // matrixMetrics are the metrics verdicts are given for.
@@ -346,11 +420,11 @@ func compareTrials(m *result.Matrix, target, label string, group func(result.Tri
 			}
 
 			mv := result.MatrixVerdict{Target: label, Operation: opName, Metric: metric.name}
-			for _, v := range verdict.Compare(samples, metric.dir, 0.05) {
+			for _, v := range verdict.Compare(samples, metric.dir, verdict.Options{Alpha: matrixAlpha, Design: verdict.Paired}) {
 				mv.Variants = append(mv.Variants, result.CellVerdict{
 					Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi), Best: v.Best,
 					Ratio: finite(v.Ratio), RatioLo: finite(v.RatioLo), RatioHi: finite(v.RatioHi), P: finite(v.P),
-					SameIsh: v.SameIsh, Text: v.Text,
+					Kind: v.Kind, Text: v.Text,
 				})
 			}
 
@@ -414,7 +488,13 @@ func writeMatrix(w io.Writer, m *result.Matrix, markdown bool) {
 		what = "the targets"
 	}
 
-	fmt.Fprintf(w, "\nMedians over %d round(s); verdicts compare %s (Mann-Whitney U, α=0.05; ratios paired within rounds).\n", m.Rounds, what)
+	if len(m.Verdicts) == 0 {
+		fmt.Fprintf(w, "\nNo trial measured anything: nothing to compare.\n")
+	} else {
+		fmt.Fprintf(w, "\nMedians over %d round(s); verdicts compare %s by the median of per-round ratios with its\n"+
+			"distribution-free 95%% CI: a difference when the CI excludes 1, inconclusive below %d rounds.\n",
+			m.Rounds, what, verdict.MinSamples(verdict.Paired, matrixAlpha))
+	}
 
 	for _, op := range ops {
 		for _, metric := range matrixMetrics {

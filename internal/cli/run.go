@@ -36,6 +36,7 @@ type runFlags struct {
 	targets       []string
 	markdown      string
 	mongodBinary  string
+	rounds        int
 
 	// serverSelection is --server-selection-timeout, or the workload's
 	// run.server_selection_timeout when the flag is not given.
@@ -83,6 +84,10 @@ run removes the temporary directories of mongobench runs that were killed.`,
 				return badInput("--duration must be > 0")
 			}
 
+			if cmd.Flags().Changed("rounds") && (f.rounds < 1 || f.rounds > 1000) {
+				return badInput("--rounds must be between 1 and 1000")
+			}
+
 			if cmd.Flags().Changed("server-selection-timeout") && f.serverSelection <= 0 {
 				return badInput("--server-selection-timeout must be > 0")
 			}
@@ -116,6 +121,8 @@ run removes the temporary directories of mongobench runs that were killed.`,
 	fl.DurationVar(&f.serverSelection, "server-selection-timeout", 0,
 		"how long an operation waits for a reachable server; a run whose server is unreachable this long is aborted "+
 			"(default: the workload's run.server_selection_timeout, 5s; a serverSelectionTimeoutMS in --uri wins)")
+	fl.IntVar(&f.rounds, "rounds", 0,
+		"interleaved trial rounds of a comparison, overriding run.rounds and trials.rounds (default 6, the least for a 95% CI)")
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
 
@@ -172,7 +179,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		defer stopProfile()
 	}
 
-	if len(variants) > 1 || len(targets) > 1 || w.spec.Trials.Rounds > 1 {
+	if len(variants) > 1 || len(targets) > 1 || trialRounds(w.spec, f, len(variants), len(targets)) > 1 {
 		return runMatrix(ctx, st, path, w.spec, variants, targets, f)
 	}
 

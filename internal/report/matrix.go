@@ -6,6 +6,7 @@ import (
 	"github.com/mongobench/mongobench/internal/units"
 
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/verdict"
 )
 
 // crossTarget marks verdicts that compare targets (one variant on several
@@ -15,7 +16,8 @@ const crossTarget = "*"
 // newMatrixView turns a comparison run's verdicts into the matrix table: one
 // row per target, operation and metric; one column per variant (or per
 // target when a single variant ran on several), each cell the median over
-// trials with the verdict against the best.
+// trials with the verdict against the best, which states its interval in
+// both directions ("4.98× slower, 95% CI 4.90×–5.05×").
 func newMatrixView(m *result.Matrix) *matrixView {
 	if m == nil || len(m.Verdicts) == 0 {
 		return nil
@@ -63,11 +65,13 @@ func newMatrixView(m *result.Matrix) *matrixView {
 
 			class := "num"
 
-			switch {
-			case cv.Best:
+			switch cv.Kind {
+			case verdict.Reference:
 				class = "num ok-text"
-			case !cv.SameIsh:
+			case verdict.Difference:
 				class = "num bad"
+			case verdict.Inconclusive:
+				class = "num muted"
 			}
 
 			row.Cells = append(row.Cells, matrixCell{Value: value, Verdict: cv.Text, Class: class})

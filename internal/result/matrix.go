@@ -1,16 +1,20 @@
 package result
 
+import "github.com/mongobench/mongobench/internal/verdict"
+
 // Matrix holds a comparison run: every variant on every target, in
 // interleaved trial rounds, with the verdicts computed from the trials.
 type Matrix struct {
-	// Targets are the servers, in the order they ran.
+	// Targets are the servers, in the order they were opened.
 	Targets []MatrixTarget `json:"targets"`
 	// Variants are the compared variants' names, in workload order.
 	Variants []string `json:"variants"`
-	// Rounds is the number of trial rounds per target.
+	// Rounds is the number of trial rounds: each runs every variant on
+	// every target once.
 	Rounds int `json:"rounds"`
-	// Trials are the individual runs, each a complete result (its
-	// workload spec is the variant's).
+	// Trials are the individual runs in the order they ran (rounds
+	// interleave targets and variants, alternating direction), each a
+	// complete result (its workload spec is the variant's).
 	Trials []Trial `json:"trials"`
 	// Verdicts compare the variants on each target, per operation and
 	// metric.
@@ -47,8 +51,9 @@ type MatrixVerdict struct {
 }
 
 // CellVerdict is one variant's standing: the median over trials with its
-// 95% confidence interval, and how it compares with the best variant
-// (ratio of per-round pairs, Mann-Whitney U p-value).
+// 95% confidence interval, and how it compares with the best variant: the
+// median of the per-round ratios with its distribution-free 95% interval,
+// and the Kind that interval supports (see package verdict).
 type CellVerdict struct {
 	Variant string  `json:"variant"`
 	N       int     `json:"n"`
@@ -60,6 +65,8 @@ type CellVerdict struct {
 	RatioLo float64 `json:"ratio_lo"`
 	RatioHi float64 `json:"ratio_hi"`
 	P       float64 `json:"p"`
-	SameIsh bool    `json:"same_ish,omitempty"`
-	Text    string  `json:"text"`
+	// Kind is "difference", "no-difference", "inconclusive" or
+	// "reference" (the best variant, which the others are compared with).
+	Kind verdict.Kind `json:"kind"`
+	Text string       `json:"text"`
 }

@@ -25,15 +25,15 @@ func ExampleCompare() {
 		}
 	}
 
-	for _, v := range verdict.Compare(samples, verdict.HigherIsBetter, 0.05) {
+	for _, v := range verdict.Compare(samples, verdict.HigherIsBetter, verdict.Options{}) {
 		fmt.Printf("%-9s %7.1f ops/s  %s\n", v.Variant, v.Median, v.Text)
 	}
 
 	// Output:
 	// covered    9655.0 ops/s  fastest
-	// indexed    9635.0 ops/s  same-ish (p=0.56)
-	// projected  7995.0 ops/s  1.21× slower ±1%
-	// collscan     10.0 ops/s  971× slower ±2%
+	// indexed    9635.0 ops/s  no significant difference; 95% CI 0.98×–1.01×
+	// projected  7995.0 ops/s  1.21× slower, 95% CI 1.20×–1.22×
+	// collscan     10.0 ops/s  971× slower, 95% CI 943×–980×
 }
 
 func ExampleCompareTo() {
@@ -52,12 +52,12 @@ func ExampleCompareTo() {
 		}
 	}
 
-	for _, v := range verdict.CompareTo(samples, "main", verdict.LowerIsBetter, 0.05) {
+	for _, v := range verdict.CompareTo(samples, "main", verdict.LowerIsBetter, verdict.Options{}) {
 		fmt.Printf("%-8s %5.0fµs  %s\n", v.Variant, v.Median, v.Text)
 	}
 
 	// Output:
 	// main       806µs  baseline
-	// cache      404µs  1.99× lower ±6%
-	// refactor   815µs  same-ish (p=0.85)
+	// cache      404µs  1.99× lower, 95% CI 1.90×–2.14×
+	// refactor   815µs  no significant difference; 95% CI 0.99×–1.01×
 }

@@ -1,32 +1,65 @@
-// Package verdict answers "which is faster, and by how much" honestly, in the
-// style of benchmark-ips' compare!: every variant is measured in several
-// trial rounds, each variant gets its median with a 95% confidence interval,
-// and each is compared with the best (or with a baseline) by
+// Package verdict answers "which is faster, and by how much" with no more
+// and no less than the data support. Every comparison of a variant with a
+// reference (the best variant, or a baseline) ends in one of three kinds:
 //
-//   - a ratio computed pair by pair within each round, so that drift common to
-//     all variants of a round (a noisy neighbour, a warming cache, thermal
-//     throttling) cancels out, reported as the median of the per-round ratios
-//     with its 95% confidence interval; and
-//   - a Mann-Whitney U test (benchmath.AssumeNothing) on the unpaired values,
-//     so that a difference is only claimed when it is significant at alpha.
-//     Otherwise the verdict says "same-ish".
+//   - Difference: the variant differs from the reference, by a ratio whose
+//     95% confidence interval excludes 1 ("2.10× slower, 95% CI
+//     1.90×–2.30×");
+//   - NoDifference: no difference was detected at this precision, the
+//     interval contains 1 ("no significant difference; 95% CI
+//     0.97×–1.04×"); and
+//   - Inconclusive: there are too few values for a 95% interval at all
+//     ("inconclusive: 3 rounds, at least 6 needed").
+//
+// The verdict follows from the interval alone, so the words, the interval and
+// the Kind can never disagree.
+//
+// # Method
+//
+// Ratios are computed on the logarithms of the values, so that "2× slower"
+// and "2× faster" are symmetric and a ratio and its reciprocal have the same
+// interval, inverted.
+//
+// Paired samples (Paired: interleaved trial rounds, where every variant ran
+// once per round under the same conditions) are compared round by round: the
+// estimate is the median of the per-round ratios value/reference, and its
+// interval is the distribution-free confidence interval of a median from
+// order statistics (the interval that inverts the sign test). It assumes only
+// that rounds are independent; drift common to a round (a noisy neighbour, a
+// warming cache) cancels in the ratio. With k the largest integer such that
+// P(Binomial(n, ½) < k) ≤ α/2, the interval is [r₍k₎, r₍n+1−k₎] of the n sorted
+// ratios; k ≥ 1 needs n ≥ 6 at α = 0.05 (½⁶·2 = 0.031), so fewer than 6 rounds
+// are inconclusive.
+//
+// Unpaired samples (Unpaired: e.g. the intervals of two separate runs, where
+// the k-th interval of one has nothing to do with the k-th of the other) are
+// compared with the Mann-Whitney U test in its estimation form: the estimate
+// is the Hodges-Lehmann ratio (the median of all pairwise ratios y/x), and the
+// interval is the Moses interval — the ratios θ for which the U test does not
+// tell y from θ·x apart at α — which is [d₍k₎, d₍mn+1−k₎] of the m·n sorted
+// pairwise log ratios, k from the exact null distribution of U (normal
+// approximation beyond 50 values a side). It assumes the two distributions
+// differ by a scale factor. k ≥ 1 needs 4 values a side at α = 0.05
+// (2/C(8,4) = 0.029).
+//
+// The median of each variant's own values gets the same order-statistic
+// interval as the paired ratios (6 values at least).
 //
 // # Values that are not measurements
 //
 // Values must be finite and non-negative. NaN, ±Inf and negative values are
-// dropped as if they had not been recorded: they count in no N, median, test
-// or ratio, and a variant left without any value is omitted from the
-// verdicts. Zero is a real measurement (an interval with no completed
-// operation has zero throughput) and is kept. In a per-round ratio a zero
-// denominator with a positive numerator gives +Inf ("∞× slower"); 0/0 says
-// nothing and that round is dropped from the ratio.
+// dropped as if they had not been recorded: they count in no N, median or
+// ratio, and a variant left without any value is omitted from the verdicts.
+// Zero is a real measurement (an interval with no completed operation has
+// zero throughput) and is kept: a positive value against a zero gives an
+// infinite ratio ("∞× slower"), and a paired round where both are zero says
+// nothing and is dropped (in unpaired samples such pairs are ties).
 //
 // # Non-finite results
 //
-// Confidence bounds are ±Inf when there are too few values for a 95% interval
-// of a median (fewer than 6): Lo, Hi, RatioLo and RatioHi can be infinite, and
-// Ratio is NaN when two variants share no round. Encode verdicts with care:
-// encoding/json rejects NaN and ±Inf.
+// Lo, Hi, RatioLo and RatioHi are ±Inf when there are too few values for an
+// interval, and Ratio is NaN when two variants share no round. Encode
+// verdicts with care: encoding/json rejects NaN and ±Inf.
 package verdict
 
 import (
@@ -34,9 +67,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
-
-	"golang.org/x/perf/benchmath"
+	"sort"
+	"strings"
 )
 
 // Direction says which way a metric improves.
@@ -60,12 +92,98 @@ func (d Direction) String() string {
 	return "higher is better"
 }
 
-// DefaultAlpha is the significance level used when Compare or CompareTo is
-// given an alpha outside (0, 1).
+// Kind is what a comparison found. Reports colour cells by it and
+// regression gates act on Difference only.
+type Kind int
+
+const (
+	// Inconclusive means there are too few values for a confidence
+	// interval: the data say nothing either way. It is the zero Kind, so
+	// that a Kind nobody set never claims anything.
+	Inconclusive Kind = iota
+	// NoDifference means the confidence interval of the ratio contains 1:
+	// no difference was detected at this precision (which is not proof that
+	// there is none; the interval says how large one could still be).
+	NoDifference
+	// Difference means the confidence interval of the ratio excludes 1.
+	Difference
+	// Reference marks the variant the others are compared with (the best,
+	// or the baseline): it is not itself a comparison.
+	Reference
+)
+
+var kindNames = [...]string{"inconclusive", "no-difference", "difference", "reference"}
+
+// String returns "inconclusive", "no-difference", "difference" or
+// "reference".
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return fmt.Sprintf("Kind(%d)", int(k))
+	}
+
+	return kindNames[k]
+}
+
+// MarshalText encodes the Kind as its String, so results files hold words.
+func (k Kind) MarshalText() ([]byte, error) {
+	if k < 0 || int(k) >= len(kindNames) {
+		return nil, fmt.Errorf("verdict: invalid kind %d", int(k))
+	}
+
+	return []byte(kindNames[k]), nil
+}
+
+// UnmarshalText decodes a Kind written by MarshalText.
+func (k *Kind) UnmarshalText(b []byte) error {
+	i := slices.Index(kindNames[:], string(b))
+	if i < 0 {
+		return fmt.Errorf("verdict: unknown kind %q (want one of %s)", b, strings.Join(kindNames[:], ", "))
+	}
+
+	*k = Kind(i)
+
+	return nil
+}
+
+// Design says how the samples of two variants relate.
+type Design int
+
+const (
+	// Paired samples with the same Round were measured together
+	// (interleaved trial rounds); ratios are taken round by round.
+	Paired Design = iota
+	// Unpaired samples are independent of each other across variants (the
+	// intervals of separate runs); Round is ignored.
+	Unpaired
+)
+
+// DefaultAlpha is the significance level used when Options.Alpha is outside
+// (0, 1). Confidence intervals are at level 1−α: 95% by default.
 const DefaultAlpha = 0.05
 
-// Confidence is the level of every confidence interval in a Verdict.
-const Confidence = 0.95
+// Options configure a comparison. The zero value is paired rounds at
+// α = 0.05.
+type Options struct {
+	// Alpha is the significance level, DefaultAlpha if outside (0, 1).
+	Alpha float64
+	// Design says whether samples are paired by Round.
+	Design Design
+	// Unit names one sample in texts ("round" when empty; "interval" for
+	// the intervals of a run).
+	Unit string
+}
+
+func (o Options) norm() Options {
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		o.Alpha = DefaultAlpha
+	}
+
+	if o.Unit == "" {
+		o.Unit = "round"
+	}
+
+	return o
+}
 
 // Sample is one measurement of one variant in one trial round. Samples of
 // different variants with the same Round are paired for ratios.
@@ -82,48 +200,51 @@ type Verdict struct {
 	Variant string
 
 	// N is the number of the variant's usable values; Median is their
-	// median, and Lo and Hi bound its 95% confidence interval (±Inf when
-	// N is too small for one).
+	// median, and Lo and Hi bound its confidence interval (±Inf when N is
+	// below MinSamples(Paired, α)).
 	N              int
 	Median, Lo, Hi float64
 
 	// Best marks the variant with the best median.
 	Best bool
 
-	// Ratio is how many times worse the variant is than the reference (the
-	// best variant for Compare, the baseline for CompareTo): the median of
-	// the per-round ratios worse/reference, that is value/reference for
-	// LowerIsBetter and reference/value for HigherIsBetter, over the rounds
-	// in which both have a value. Above 1 is worse, below 1 is better (only
-	// possible in CompareTo, or against the best when pairs and medians
-	// disagree). RatioLo and RatioHi bound its 95% confidence interval. The
-	// reference itself has 1, 1, 1. Ratio is NaN when the two variants
-	// share no round.
+	// Kind is what the comparison found; Reference for the reference.
+	Kind Kind
+
+	// Ratio is how many times worse the variant is than the reference:
+	// value/reference for LowerIsBetter, reference/value for
+	// HigherIsBetter, estimated as described in the package comment. Above
+	// 1 is worse, below 1 better. RatioLo and RatioHi bound its confidence
+	// interval (±Inf when Inconclusive). The reference itself has 1, 1, 1.
+	// Ratio is NaN when paired variants share no round.
 	Ratio, RatioLo, RatioHi float64
 
-	// P is the two-sided Mann-Whitney U p-value of the variant's values
-	// against the reference's (benchmath.AssumeNothing); 1 for the
-	// reference itself.
+	// P is the two-sided p-value of the test the interval inverts (sign
+	// test when paired, Mann-Whitney U when unpaired); 1 for the
+	// reference. Kind follows the interval, which agrees with P ≤ α up to
+	// ties.
 	P float64
 
-	// SameIsh is true when P > alpha: the variant cannot be told apart from
-	// the reference. It is false for the reference itself.
-	SameIsh bool
+	// Used is the number of samples the comparison rested on (paired
+	// rounds, or the smaller side when unpaired); Needed is the least
+	// number for an interval at this α.
+	Used, Needed int
 
-	// Text is the verdict for people: "fastest", "1.21× slower ±3%",
-	// "same-ish (p=0.41)", "same-ish (too few trials: need ≥4)"; with
-	// LowerIsBetter "lowest", "2.10× higher ±5%"; in CompareTo "baseline",
-	// "1.3× faster ±2%", "1.80× lower ±4%".
+	// Text is the verdict for people: "fastest" or "lowest" (the best in
+	// Compare), "baseline" (CompareTo); "2.10× slower, 95% CI
+	// 1.90×–2.30×" (with LowerIsBetter "higher", and "faster"/"lower" when
+	// better than the reference); "no significant difference; 95% CI
+	// 0.97×–1.04×", where the interval is of value/reference, the metric's
+	// own ratio; "inconclusive: 3 rounds, at least 6 needed".
 	Text string
 }
 
 // Compare ranks the variants, best median first (ties in the order the
-// variants first appear in samples), and compares each with the best. alpha
-// is the significance level, DefaultAlpha if outside (0, 1). Variants
-// without a usable value are omitted.
-func Compare(samples []Sample, dir Direction, alpha float64) []Verdict {
-	alpha = normAlpha(alpha)
-	vs := collect(samples)
+// variants first appear in samples), and compares each with the best.
+// Variants without a usable value are omitted.
+func Compare(samples []Sample, dir Direction, opts Options) []Verdict {
+	opts = opts.norm()
+	vs := collect(samples, opts)
 
 	if len(vs) == 0 {
 		return nil
@@ -141,7 +262,7 @@ func Compare(samples []Sample, dir Direction, alpha float64) []Verdict {
 	out := make([]Verdict, 0, len(vs))
 
 	for _, v := range vs {
-		verd := compareWith(v, best, dir, alpha)
+		verd := compareWith(v, best, dir, opts)
 		verd.Best = v == best
 
 		if v == best {
@@ -156,12 +277,12 @@ func Compare(samples []Sample, dir Direction, alpha float64) []Verdict {
 
 // CompareTo compares every variant with the baseline variant, baseline
 // first and the others in the order they first appear in samples. Best marks
-// the variant with the best median. alpha is as for Compare. If the baseline
-// has no usable value, the others are returned uncompared: Ratio, RatioLo,
-// RatioHi and P are NaN, SameIsh is false and Text says so.
-func CompareTo(samples []Sample, baseline string, dir Direction, alpha float64) []Verdict {
-	alpha = normAlpha(alpha)
-	vs := collect(samples)
+// the variant with the best median. If the baseline has no usable value, the
+// others are returned uncompared: Inconclusive, with NaN ratios and P and a
+// Text that says so.
+func CompareTo(samples []Sample, baseline string, dir Direction, opts Options) []Verdict {
+	opts = opts.norm()
+	vs := collect(samples, opts)
 
 	if len(vs) == 0 {
 		return nil
@@ -186,7 +307,7 @@ func CompareTo(samples []Sample, baseline string, dir Direction, alpha float64) 
 	out := make([]Verdict, 0, len(vs))
 
 	if base != nil {
-		verd := compareWith(base, base, dir, alpha)
+		verd := compareWith(base, base, dir, opts)
 		verd.Text = "baseline"
 		out = append(out, verd)
 	}
@@ -202,11 +323,11 @@ func CompareTo(samples []Sample, baseline string, dir Direction, alpha float64) 
 			nan := math.NaN()
 			verd = Verdict{
 				Variant: v.name, N: len(v.values), Median: v.median, Lo: v.lo, Hi: v.hi,
-				Ratio: nan, RatioLo: nan, RatioHi: nan, P: nan,
+				Kind: Inconclusive, Ratio: nan, RatioLo: nan, RatioHi: nan, P: nan,
 				Text: fmt.Sprintf("not compared: baseline %q has no values", baseline),
 			}
 		} else {
-			verd = compareWith(v, base, dir, alpha)
+			verd = compareWith(v, base, dir, opts)
 		}
 
 		out = append(out, verd)
@@ -219,6 +340,26 @@ func CompareTo(samples []Sample, baseline string, dir Direction, alpha float64) 
 	return out
 }
 
+// MinSamples is the least number of samples that give a confidence interval
+// at level 1−alpha: paired rounds, or values on each side when unpaired (6
+// and 4 at α = 0.05). Fewer make every comparison Inconclusive.
+func MinSamples(d Design, alpha float64) int {
+	alpha = Options{Alpha: alpha}.norm().Alpha
+
+	for n := 1; ; n++ {
+		var k int
+		if d == Unpaired {
+			k = uCritical(n, n, alpha)
+		} else {
+			k = signCritical(n, alpha)
+		}
+
+		if k >= 1 {
+			return n
+		}
+	}
+}
+
 // variant is one variant's usable values.
 type variant struct {
 	name   string
@@ -227,12 +368,12 @@ type variant struct {
 	order  []int             // rounds in first-appearance order
 	rounds map[int]float64   // median value per round, for pairing
 	median float64           // median of values
-	lo, hi float64           // its 95% confidence interval
+	lo, hi float64           // its confidence interval
 }
 
 // collect groups the usable samples by variant, in order of first
 // appearance, and summarises each.
-func collect(samples []Sample) []*variant {
+func collect(samples []Sample, opts Options) []*variant {
 	var vs []*variant
 
 	idx := map[string]*variant{}
@@ -258,16 +399,15 @@ func collect(samples []Sample) []*variant {
 		v.byRnd[s.Round] = append(v.byRnd[s.Round], s.Value)
 	}
 
-	th := benchmath.DefaultThresholds
-
 	for _, v := range vs {
 		v.rounds = make(map[int]float64, len(v.byRnd))
 		for r, xs := range v.byRnd {
 			v.rounds[r] = median(xs)
 		}
 
-		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(v.values), &th), Confidence)
-		v.median, v.lo, v.hi = sum.Center, sum.Lo, sum.Hi
+		sorted := slices.Sorted(slices.Values(v.values))
+		v.median = median(sorted)
+		v.lo, v.hi = medianCI(sorted, opts.Alpha)
 	}
 
 	return vs
@@ -288,7 +428,25 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 
-	return (s[n/2-1] + s[n/2]) / 2
+	a, b := s[n/2-1], s[n/2]
+	if math.IsInf(a, 0) && math.IsInf(b, 0) && a != b {
+		return math.NaN()
+	}
+
+	return (a + b) / 2
+}
+
+// medianCI is the distribution-free confidence interval of the median of
+// sorted, ±Inf when there are too few values.
+func medianCI(sorted []float64, alpha float64) (lo, hi float64) {
+	n := len(sorted)
+
+	k := signCritical(n, alpha)
+	if k < 1 {
+		return math.Inf(-1), math.Inf(1)
+	}
+
+	return sorted[k-1], sorted[n-k]
 }
 
 // better reports whether median a is strictly better than b.
@@ -300,111 +458,539 @@ func better(a, b float64, dir Direction) bool {
 	return a > b
 }
 
-func normAlpha(alpha float64) float64 {
-	if !(alpha > 0 && alpha < 1) {
-		return DefaultAlpha
-	}
-
-	return alpha
+// estimate is a log ratio log(value/reference) with its interval and the
+// test's p-value, or too few samples for an interval.
+type estimate struct {
+	theta, lo, hi float64
+	p             float64
+	used, needed  int
+	enough        bool
+	noPairs       bool // paired variants with no round in common
 }
 
 // compareWith compares v with the reference ref.
-func compareWith(v, ref *variant, dir Direction, alpha float64) Verdict {
+func compareWith(v, ref *variant, dir Direction, opts Options) Verdict {
 	out := Verdict{Variant: v.name, N: len(v.values), Median: v.median, Lo: v.lo, Hi: v.hi}
 
 	if v == ref {
-		out.Ratio, out.RatioLo, out.RatioHi, out.P = 1, 1, 1, 1
+		out.Kind, out.Ratio, out.RatioLo, out.RatioHi, out.P = Reference, 1, 1, 1, 1
 		return out
 	}
 
-	out.Ratio, out.RatioLo, out.RatioHi = pairedRatio(v, ref, dir)
+	var e estimate
+	if opts.Design == Unpaired {
+		e = unpairedLogRatio(v.values, ref.values, opts.Alpha)
+	} else {
+		e = pairedLogRatio(v, ref, opts.Alpha)
+	}
 
-	th := benchmath.Thresholds{CompareAlpha: alpha}
-	a := benchmath.NewSample(slices.Clone(ref.values), &th)
-	b := benchmath.NewSample(slices.Clone(v.values), &th)
-	out.P = benchmath.AssumeNothing.Compare(a, b).P
-	out.SameIsh = out.P > alpha
+	out.P, out.Used, out.Needed = e.p, e.used, e.needed
+
+	// Worse/reference is value/reference for latencies, the inverse for
+	// throughput; in log space, a change of sign.
+	sign := 1.0
+	if dir == HigherIsBetter {
+		sign = -1
+	}
+
+	out.Ratio = math.Exp(sign * e.theta)
+	out.RatioLo, out.RatioHi = math.Exp(sign*e.lo), math.Exp(sign*e.hi)
+
+	if sign < 0 {
+		out.RatioLo, out.RatioHi = out.RatioHi, out.RatioLo
+	}
+
+	level := confidenceLabel(opts.Alpha)
 
 	switch {
-	case minUTestP(len(v.values), len(ref.values)) > alpha:
-		out.SameIsh = true
-		out.Text = fmt.Sprintf("same-ish (too few trials: need ≥%d)", neededTrials(alpha))
-	case out.SameIsh:
-		out.Text = fmt.Sprintf("same-ish (p=%s)", formatP(out.P))
+	case e.noPairs:
+		out.Kind = Inconclusive
+		out.Ratio, out.RatioLo, out.RatioHi = math.NaN(), math.Inf(-1), math.Inf(1)
+		out.Text = fmt.Sprintf("inconclusive: no %s with values of both", opts.Unit)
+	case !e.enough:
+		out.Kind = Inconclusive
+		out.RatioLo, out.RatioHi = math.Inf(-1), math.Inf(1)
+		out.Text = fmt.Sprintf("inconclusive: %s, at least %d needed", e.countText(v, ref, opts), e.needed)
+	case e.lo > 0 || e.hi < 0:
+		out.Kind = Difference
+		out.Text = differenceText(out.Ratio, out.RatioLo, out.RatioHi, dir, level)
 	default:
-		out.Text = ratioText(out.Ratio, out.RatioLo, out.RatioHi, dir, better(v.median, ref.median, dir))
+		out.Kind = NoDifference
+		out.Text = fmt.Sprintf("no significant difference; %s CI %s", level,
+			intervalText(math.Exp(e.lo), math.Exp(e.hi)))
 	}
 
 	return out
 }
 
-// pairedRatio is the median, with its 95% confidence interval, of the
-// per-round ratios worse/ref over the rounds both variants have.
-func pairedRatio(v, ref *variant, dir Direction) (ratio, lo, hi float64) {
-	var ratios []float64
+// countText says how many samples an inconclusive comparison had.
+func (e estimate) countText(v, ref *variant, opts Options) string {
+	if opts.Design == Unpaired && len(v.values) != len(ref.values) {
+		return fmt.Sprintf("%d and %d %ss", len(ref.values), len(v.values), opts.Unit)
+	}
+
+	return plural(e.used, opts.Unit)
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// pairedLogRatio estimates log(v/ref) from the rounds both have: the median
+// of the per-round log ratios with the order-statistic interval.
+func pairedLogRatio(v, ref *variant, alpha float64) estimate {
+	var d []float64
+
+	shared := 0
 
 	for _, r := range v.order {
-		x, ok := v.rounds[r]
-		if !ok {
-			continue
-		}
-
 		y, ok := ref.rounds[r]
 		if !ok {
 			continue
 		}
 
-		num, den := x, y // LowerIsBetter: value / reference
-		if dir == HigherIsBetter {
-			num, den = y, x // reference / value
-		}
+		shared++
 
-		q := num / den // 0/0 is NaN, x/0 is +Inf
-		if math.IsNaN(q) {
-			continue
+		q := math.Log(v.rounds[r]) - math.Log(y) // 0/0 gives NaN: says nothing
+		if !math.IsNaN(q) {
+			d = append(d, q)
 		}
-
-		ratios = append(ratios, q)
 	}
 
-	if len(ratios) == 0 {
-		nan := math.NaN()
-		return nan, nan, nan
+	e := estimate{used: len(d), needed: MinSamples(Paired, alpha), theta: math.NaN(), p: math.NaN()}
+	if shared == 0 {
+		e.noPairs = true
+		return e
 	}
 
-	// benchmath's bounds are order statistics, which +Inf ratios do not
-	// upset; its center interpolates, giving Inf-Inf = NaN, so the median
-	// is taken here.
-	th := benchmath.DefaultThresholds
-	sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(ratios, &th), Confidence)
+	if len(d) == 0 {
+		return e
+	}
 
-	return median(ratios), sum.Lo, sum.Hi
+	slices.Sort(d)
+	e.theta = median(d)
+	e.p = signTestP(d)
+
+	k := signCritical(len(d), alpha)
+	if k < 1 {
+		return e
+	}
+
+	e.enough = true
+	e.lo, e.hi = d[k-1], d[len(d)-k]
+
+	return e
 }
 
-// minUTestP is the smallest two-sided p-value the exact Mann-Whitney U test
-// can give for samples of sizes n1 and n2 (complete separation, no ties):
-// 2 / C(n1+n2, n1), capped at 1.
-func minUTestP(n1, n2 int) float64 {
-	if n1 == 0 || n2 == 0 {
+// signCritical is the largest k with P(Binomial(n, ½) ≤ k−1) ≤ alpha/2, so
+// that [x₍k₎, x₍n+1−k₎] covers the median with probability ≥ 1−alpha; 0
+// when no such interval exists.
+func signCritical(n int, alpha float64) int {
+	k := 0
+
+	for j := 0; j < n; j++ {
+		if binomCDF(n, j) > alpha/2 {
+			break
+		}
+
+		k = j + 1
+	}
+
+	return k
+}
+
+// binomCDF is P(Binomial(n, ½) ≤ j).
+func binomCDF(n, j int) float64 {
+	sum := 0.0
+
+	lgN, _ := math.Lgamma(float64(n) + 1)
+
+	for i := 0; i <= j && i <= n; i++ {
+		a, _ := math.Lgamma(float64(i) + 1)
+		b, _ := math.Lgamma(float64(n-i) + 1)
+		sum += math.Exp(lgN - a - b - float64(n)*math.Ln2)
+	}
+
+	return math.Min(1, sum)
+}
+
+// signTestP is the two-sided sign test's p-value of log ratios d against 0
+// (ties dropped).
+func signTestP(d []float64) float64 {
+	pos, neg := 0, 0
+
+	for _, x := range d {
+		switch {
+		case x > 0:
+			pos++
+		case x < 0:
+			neg++
+		}
+	}
+
+	if pos+neg == 0 {
 		return 1
 	}
 
-	// C(n1+n2, n1) = Γ(n1+n2+1) / (Γ(n1+1) Γ(n2+1)), in logs to stay finite.
-	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
-	logC := lg(n1+n2) - lg(n1) - lg(n2)
-
-	return math.Min(1, 2*math.Exp(-logC))
+	return math.Min(1, 2*binomCDF(pos+neg, min(pos, neg)))
 }
 
-// neededTrials is the smallest equal number of values per side for which
-// the U test can reach significance at alpha.
-func neededTrials(alpha float64) int {
-	n := 1
-	for minUTestP(n, n) > alpha {
-		n++
+// unpairedLogRatio estimates log(y/x) for independent samples y (the
+// variant) and x (the reference): the Hodges-Lehmann estimate with the
+// Moses interval of the Mann-Whitney U test.
+func unpairedLogRatio(ys, xs []float64, alpha float64) estimate {
+	m, n := len(xs), len(ys)
+	e := estimate{used: min(m, n), needed: MinSamples(Unpaired, alpha)}
+
+	s := newShiftStat(logsSorted(xs), logsSorted(ys))
+	mn := float64(m) * float64(n)
+
+	null := newUNull(m, n)
+	e.p = null.p(s.w(0))
+	e.theta = (s.lowest(mn/2) + s.highest(mn/2)) / 2 // NaN for -Inf and +Inf
+
+	k := null.critical(alpha)
+	if k < 1 {
+		return e
 	}
 
-	return n
+	e.enough = true
+	e.lo, e.hi = s.lowest(mn-float64(k)), s.highest(float64(k))
+
+	return e
+}
+
+func logsSorted(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Log(x) // 0 gives -Inf, which sorts and compares
+	}
+
+	slices.Sort(out)
+
+	return out
+}
+
+// shiftStat evaluates the Mann-Whitney statistic of y against x shifted by
+// θ (in logs: x scaled by e^θ), for inverting the test.
+type shiftStat struct {
+	x, y []float64
+
+	// d lists every pairwise difference y_j − x_i, sorted, when there are
+	// at most maxPairwise; zeros holds the pairs of zeros on both sides
+	// (-Inf − -Inf), which are ties at every θ. With d, the bounds are
+	// read off exactly; without, they are found by bisection.
+	d     []float64
+	zeros int
+}
+
+// maxPairwise bounds the pairwise differences listed (2 MB of them, some
+// 700 values a side); beyond it the bounds are found by bisection.
+const maxPairwise = 1 << 18
+
+func newShiftStat(x, y []float64) shiftStat {
+	s := shiftStat{x: x, y: y}
+	if len(x)*len(y) > maxPairwise {
+		return s
+	}
+
+	s.d = make([]float64, 0, len(x)*len(y))
+
+	for _, b := range y {
+		for _, a := range x {
+			if math.IsInf(a, -1) && math.IsInf(b, -1) {
+				s.zeros++
+				continue
+			}
+
+			s.d = append(s.d, b-a) // ±Inf when one side is zero
+		}
+	}
+
+	slices.Sort(s.d)
+
+	return s
+}
+
+// w is #{(i, j): y_j − θ > x_i} + ½·#{y_j − θ = x_i}; it does not increase
+// with θ. Pairs of -Inf (zero values on both sides) are ties for every θ.
+func (s shiftStat) w(theta float64) float64 {
+	total := 0.0
+
+	for _, y := range s.y {
+		t := y - theta
+		if math.IsInf(y, -1) {
+			t = y // -Inf − θ stays -Inf, never NaN
+		}
+
+		below := sort.SearchFloat64s(s.x, t) // x_i < t
+		upTo := sort.Search(len(s.x), func(i int) bool { return s.x[i] > t })
+
+		total += float64(below) + 0.5*float64(upTo-below)
+	}
+
+	return total
+}
+
+// finiteRange bounds every finite pairwise difference y_j − x_i, widened by
+// one so that the statistic is constant beyond it.
+func (s shiftStat) finiteRange() (lo, hi float64) {
+	fx := finite(s.x)
+	fy := finite(s.y)
+
+	if len(fx) == 0 || len(fy) == 0 {
+		return -1, 1
+	}
+
+	return fy[0] - fx[len(fx)-1] - 1, fy[len(fy)-1] - fx[0] + 1
+}
+
+func finite(sorted []float64) []float64 {
+	i := 0
+	for i < len(sorted) && math.IsInf(sorted[i], -1) {
+		i++
+	}
+
+	return sorted[i:]
+}
+
+// lowest is the least θ with w(θ) ≤ target: -Inf if even far below every
+// difference w is that small, +Inf if no finite θ brings it down to target.
+func (s shiftStat) lowest(target float64) float64 {
+	if s.d != nil {
+		// w is a step function: just above a difference v it is
+		// #{d > v} + ½·zeros, so the bound is the first v where that is
+		// small enough.
+		for i := 0; i < len(s.d); {
+			j := i + 1
+			for j < len(s.d) && s.d[j] == s.d[i] {
+				j++
+			}
+
+			if float64(len(s.d)-j)+0.5*float64(s.zeros) <= target {
+				return s.d[i]
+			}
+
+			i = j
+		}
+
+		return math.Inf(1)
+	}
+
+	return s.lowestBisect(target)
+}
+
+// highest is the greatest θ with w(θ) ≥ target, with the same conventions.
+func (s shiftStat) highest(target float64) float64 {
+	if s.d != nil {
+		// Just below a difference v, w is #{d ≥ v} + ½·zeros.
+		for j := len(s.d); j > 0; {
+			i := j - 1
+			for i > 0 && s.d[i-1] == s.d[j-1] {
+				i--
+			}
+
+			if float64(len(s.d)-i)+0.5*float64(s.zeros) >= target {
+				return s.d[j-1]
+			}
+
+			j = i
+		}
+
+		return math.Inf(-1)
+	}
+
+	return s.highestBisect(target)
+}
+
+// lowestBisect is lowest by bisection on θ, for samples too large to list
+// their pairwise differences.
+func (s shiftStat) lowestBisect(target float64) float64 {
+	a, b := s.finiteRange()
+
+	switch {
+	case s.w(a) <= target:
+		return math.Inf(-1)
+	case s.w(b) > target:
+		return math.Inf(1)
+	}
+
+	// Invariant: w(a) > target ≥ w(b).
+	for range 200 {
+		mid := a + (b-a)/2
+		if mid == a || mid == b {
+			break
+		}
+
+		if s.w(mid) <= target {
+			b = mid
+		} else {
+			a = mid
+		}
+	}
+
+	return b
+}
+
+// highestBisect is highest by bisection on θ.
+func (s shiftStat) highestBisect(target float64) float64 {
+	a, b := s.finiteRange()
+
+	switch {
+	case s.w(b) >= target:
+		return math.Inf(1)
+	case s.w(a) < target:
+		return math.Inf(-1)
+	}
+
+	// Invariant: w(a) ≥ target > w(b).
+	for range 200 {
+		mid := a + (b-a)/2
+		if mid == a || mid == b {
+			break
+		}
+
+		if s.w(mid) >= target {
+			a = mid
+		} else {
+			b = mid
+		}
+	}
+
+	return a
+}
+
+// exactU is the largest sample size a side for which U's null distribution
+// is computed exactly; beyond it the normal approximation is close.
+const exactU = 50
+
+// uNull is the null distribution of the Mann-Whitney statistic U for
+// samples of sizes m and n: exact up to exactU a side (cdf holds P(U ≤ u)
+// for u up to len(cdf)−1, computed as far as needed), normal beyond.
+type uNull struct {
+	m, n  int
+	exact bool
+	cdf   []float64
+}
+
+func newUNull(m, n int) *uNull {
+	return &uNull{m: m, n: n, exact: m > 0 && n > 0 && m <= exactU && n <= exactU}
+}
+
+// upTo makes cdf cover u (at most ⌊mn/2⌋, the centre, since U is
+// symmetric). The lower tail is what intervals and p-values of differences
+// need, so the table grows only as far as asked.
+func (d *uNull) upTo(u int) {
+	u = min(u, d.m*d.n/2)
+	if u < len(d.cdf) {
+		return
+	}
+
+	// Grow geometrically so that a scan asks for few recomputations.
+	d.cdf = uNullCDF(d.m, d.n, min(d.m*d.n/2, max(u, 2*len(d.cdf))))
+}
+
+func (d *uNull) sigma() float64 {
+	mn := float64(d.m) * float64(d.n)
+	return math.Sqrt(mn * float64(d.m+d.n+1) / 12)
+}
+
+// critical is the largest k with P(U ≤ k−1) ≤ alpha/2; 0 when no interval
+// exists.
+func (d *uNull) critical(alpha float64) int {
+	if d.m == 0 || d.n == 0 {
+		return 0
+	}
+
+	if d.exact {
+		for k := 0; k <= d.m*d.n/2; k++ {
+			d.upTo(k)
+
+			if d.cdf[k] > alpha/2 {
+				return k
+			}
+		}
+
+		return d.m*d.n/2 + 1
+	}
+
+	// P(U ≤ k−1) ≈ Φ((k − ½ − mn/2)/σ), with a continuity correction.
+	mn := float64(d.m) * float64(d.n)
+	z := math.Sqrt2 * math.Erfinv(1-alpha)
+
+	return max(0, int(math.Floor(mn/2+0.5-z*d.sigma())))
+}
+
+// p is the two-sided p-value of statistic w (ties rounded towards the
+// centre).
+func (d *uNull) p(w float64) float64 {
+	if d.m == 0 || d.n == 0 {
+		return 1
+	}
+
+	mn := float64(d.m) * float64(d.n)
+	tail := math.Min(w, mn-w) // the distance below the centre
+
+	if d.exact {
+		u := int(math.Floor(tail))
+		if u > d.m*d.n/2 {
+			return 1
+		}
+
+		d.upTo(u)
+
+		return math.Min(1, 2*d.cdf[u])
+	}
+
+	z := (tail + 0.5 - mn/2) / d.sigma()
+
+	return math.Min(1, math.Erfc(-z/math.Sqrt2))
+}
+
+// uCritical is uNull.critical for sizes m and n.
+func uCritical(m, n int, alpha float64) int {
+	return newUNull(m, n).critical(alpha)
+}
+
+// uNullCDF returns P(U ≤ u) for u = 0 … upTo under the null hypothesis.
+// The number of arrangements of m x's and n y's with U = u is the
+// coefficient of q^u in the Gaussian binomial coefficient
+// [m+n choose m]_q = ∏ᵢ₌₁..ₘ (1 − q^(n+i)) / (1 − q^i), built factor by
+// factor: multiplying by (1 − q^a) is a shifted subtraction, dividing by
+// (1 − q^i) a running sum with stride i. Coefficients of q^u only depend on
+// lower powers, so the product can stop at upTo.
+func uNullCDF(m, n, upTo int) []float64 {
+	c := make([]float64, upTo+1)
+	c[0] = 1
+
+	for i := 1; i <= m; i++ {
+		for u := upTo; u >= n+i; u-- {
+			c[u] -= c[u-n-i]
+		}
+
+		for u := i; u <= upTo; u++ {
+			c[u] += c[u-i]
+		}
+	}
+
+	lgC, _ := math.Lgamma(float64(m+n) + 1)
+	a, _ := math.Lgamma(float64(m) + 1)
+	b, _ := math.Lgamma(float64(n) + 1)
+	total := math.Exp(lgC - a - b)
+
+	out := make([]float64, upTo+1)
+	sum := 0.0
+
+	for u, x := range c {
+		sum += x
+		out[u] = math.Min(1, sum/total)
+	}
+
+	return out
 }
 
 // bestWord is the Text of the best variant in Compare.
@@ -416,89 +1002,53 @@ func bestWord(dir Direction) string {
 	return "fastest"
 }
 
-// ratioText describes a significant difference: ratio is worse/reference
-// and [lo, hi] its confidence interval. isBetter, from the medians, gives
-// the direction when there is no ratio.
-func ratioText(ratio, lo, hi float64, dir Direction, isBetter bool) string {
+// confidenceLabel is the interval's level: "95%".
+func confidenceLabel(alpha float64) string {
+	return fmt.Sprintf("%.4g%%", 100*(1-alpha))
+}
+
+// differenceText describes a significant difference: ratio is
+// worse/reference and [lo, hi] its confidence interval.
+func differenceText(ratio, lo, hi float64, dir Direction, level string) string {
 	worse, better := "slower", "faster"
 	if dir == LowerIsBetter {
 		worse, better = "higher", "lower"
 	}
 
-	if math.IsNaN(ratio) {
-		word := worse
-		if isBetter {
-			word = better
-		}
-
-		return word + " (no ratio: no round with values of both)"
-	}
-
 	word := worse
-	if ratio < 1 {
+	if ratio < 1 || (ratio == 1 && hi < 1) {
 		// Better than the reference: say "x× faster" with x = 1/ratio and
 		// the interval inverted with it.
 		word = better
 		ratio, lo, hi = 1/ratio, 1/hi, 1/lo
 	}
 
-	s := formatRatio(ratio) + " " + word
-
-	switch {
-	case math.IsInf(ratio, 1):
-		return s
-	case math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi):
-		return s + fmt.Sprintf(" (no CI: need ≥%d rounds)", medianCINeeded())
-	default:
-		return s + fmt.Sprintf(" ±%.0f%%", 100*(hi-lo)/2/ratio)
-	}
+	return fmt.Sprintf("%s %s, %s CI %s", formatRatio(ratio), word, level, intervalText(lo, hi))
 }
 
-// medianCINeeded is the smallest number of values with a finite 95%
-// confidence interval for their median (6).
-var medianCINeeded = sync.OnceValue(func() int {
-	th := benchmath.DefaultThresholds
+// intervalText formats a ratio interval: "1.90×–2.30×".
+func intervalText(lo, hi float64) string {
+	return formatRatio(lo) + "–" + formatRatio(hi)
+}
 
-	for n := 2; n < 100; n++ {
-		xs := make([]float64, n)
-		for i := range xs {
-			xs[i] = float64(i)
-		}
-
-		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(xs, &th), Confidence)
-		if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) {
-			return n
-		}
-	}
-
-	return 100
-})
-
-// formatRatio formats a ratio ≥ 1 with three significant digits, or as a
-// whole number from 100: "1.21×", "12.3×", "966×", "∞×".
+// formatRatio formats a positive ratio with two decimals below 10 ("0.97×",
+// "1.21×"; two significant digits below 0.1), one below 100 ("12.3×"), or as
+// a whole number ("966×", "∞×").
 func formatRatio(r float64) string {
 	switch {
+	case math.IsNaN(r):
+		return "?×"
 	case math.IsInf(r, 1):
 		return "∞×"
+	case r == 0:
+		return "0×"
+	case r < 0.0995:
+		return fmt.Sprintf("%.2g×", r)
 	case r < 9.995:
 		return fmt.Sprintf("%.2f×", r)
 	case r < 99.95:
 		return fmt.Sprintf("%.1f×", r)
 	default:
 		return fmt.Sprintf("%.0f×", r)
-	}
-}
-
-// formatP formats a p-value with two decimals, or more when small.
-func formatP(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "?"
-	case p >= 0.01:
-		return fmt.Sprintf("%.2f", p)
-	case p >= 0.001:
-		return fmt.Sprintf("%.3f", p)
-	default:
-		return "<0.001"
 	}
 }

@@ -150,11 +150,11 @@ func (s *Spec) applyDefaults() {
 
 	s.applyPhaseDefaults()
 
-	if s.Trials.Rounds == 0 && s.node("trials.rounds") == nil {
-		s.Trials.Rounds = 1
-		if len(s.Variants) > 0 || len(s.Targets) > 1 {
-			s.Trials.Rounds = DefaultRounds
-		}
+	// Unset rounds stay 0 unless the workload itself is a comparison: the
+	// command line can still add targets, and then the comparison's
+	// default applies (see Spec.TrialRounds).
+	if s.Trials.Rounds == 0 && s.node("trials.rounds") == nil && (len(s.Variants) > 0 || len(s.Targets) > 1) {
+		s.Trials.Rounds = DefaultRounds
 	}
 
 	for i := range s.Load {

@@ -97,12 +97,13 @@ type Variant struct {
 	Operations  *Template `yaml:"operations" json:"operations,omitempty"`
 }
 
-// Trials configures interleaved trials: every round runs each variant once,
-// in order (A B C A B C …), so that drift on a noisy machine hits all of
-// them alike.
+// Trials configures interleaved trials: every round runs each (target,
+// variant) once, in an order reversed every other round (A B C C B A …), so
+// that drift on a noisy machine favours none of them.
 type Trials struct {
-	// Rounds is the number of rounds (default 5 with variants or several
-	// targets, else 1). Significance needs at least 4.
+	// Rounds is the number of rounds (default 6 with variants or several
+	// targets, else 1); run.rounds and --rounds win over it. A verdict
+	// needs at least 6.
 	Rounds int `yaml:"rounds" json:"rounds"`
 
 	// Duration overrides the measured duration of the duration-timed
@@ -223,6 +224,11 @@ type Run struct {
 	// network errors and in which nothing succeeded for this long is
 	// aborted, so it also bounds how long a run outlives a dead server.
 	ServerSelectionTimeout Duration `yaml:"server_selection_timeout" json:"server_selection_timeout"`
+
+	// Rounds is the number of interleaved trial rounds of a comparison; it
+	// wins over trials.rounds, and --rounds wins over both (see
+	// Spec.TrialRounds).
+	Rounds int `yaml:"rounds" json:"rounds,omitempty"`
 }
 
 // Phase is one stage of a run with its own operations and load model:

@@ -12,9 +12,29 @@ import (
 )
 
 // DefaultRounds is the number of trial rounds of a comparison (variants or
-// several targets): Mann-Whitney U needs at least 4 per side to call a
-// difference significant at 5%, and 5 leaves one to spare.
-const DefaultRounds = 5
+// several targets): the distribution-free 95% confidence interval of the
+// median per-round ratio needs at least 6 (verdict.MinSamples), and an even
+// number gives each side of the alternating order the same share of first
+// places.
+const DefaultRounds = 6
+
+// TrialRounds is the number of trial rounds to run: override when positive
+// (the --rounds flag), else run.rounds, else trials.rounds, else
+// DefaultRounds for a comparison (variants, or several targets counting
+// those added on the command line) and 1 otherwise.
+func (s *Spec) TrialRounds(override int, comparison bool) int {
+	for _, r := range []int{override, s.Run.Rounds, s.Trials.Rounds} {
+		if r > 0 {
+			return r
+		}
+	}
+
+	if comparison {
+		return DefaultRounds
+	}
+
+	return 1
+}
 
 // comparisonKeys are top-level keys that describe the comparison, not one
 // run: they are left out of the documents variants are parsed from.
@@ -240,8 +260,12 @@ func (v *validator) comparison() {
 		names[va.Name] = true
 	}
 
-	if r := v.s.Trials.Rounds; r < 0 || r > 1000 {
+	if r := v.s.Trials.Rounds; r < 0 || r > 1000 || (r == 0 && v.s.node("trials.rounds") != nil) {
 		v.at("trials.rounds", "must be between 1 and 1000")
+	}
+
+	if r := v.s.Run.Rounds; r < 0 || r > 1000 || (r == 0 && v.s.node("run.rounds") != nil) {
+		v.at("run.rounds", "must be between 1 and 1000")
 	}
 
 	v.targets()

@@ -1,0 +1,336 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/workload"
+)
+
+// startNullServer starts an in-process wiretest server on a free loopback
+// port that holds every reply for delay, closed at the end of the test.
+func startNullServer(t *testing.T, delay time.Duration) *wiretest.Server {
+	t.Helper()
+
+	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(delay)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(func() { _ = srv.Close() })
+
+	return srv
+}
+
+// readMatrix reads a comparison run's results file. (result.Check does not
+// know the "matrix" target kind, so readResults cannot be used.)
+func readMatrix(t *testing.T, path string) *result.Matrix {
+	t.Helper()
+
+	res, err := result.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return res.Matrix
+}
+
+func parseFloat(t *testing.T, s string) float64 {
+	t.Helper()
+
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return f
+}
+
+// TestDefaultRoundsGiveAnInterval keeps the default number of rounds of a
+// comparison at or above the least a confidence interval needs.
+func TestDefaultRoundsGiveAnInterval(t *testing.T) {
+	if need := verdict.MinSamples(verdict.Paired, matrixAlpha); workload.DefaultRounds < need {
+		t.Errorf("workload.DefaultRounds = %d, fewer than the %d rounds a 95%% CI needs", workload.DefaultRounds, need)
+	}
+
+	spec := &workload.Spec{}
+	for _, tc := range []struct {
+		flag, run, trials int
+		comparison        bool
+		want              int
+	}{
+		{0, 0, 0, true, workload.DefaultRounds},
+		{0, 0, 0, false, 1},
+		{0, 0, 9, true, 9},
+		{0, 7, 9, true, 7},
+		{3, 7, 9, true, 3},
+		{2, 0, 0, false, 2},
+	} {
+		spec.Run.Rounds, spec.Trials.Rounds = tc.run, tc.trials
+		if got := trialRounds(spec, &runFlags{rounds: tc.flag}, 1, map[bool]int{true: 2, false: 1}[tc.comparison]); got != tc.want {
+			t.Errorf("--rounds %d, run.rounds %d, trials.rounds %d: %d rounds, want %d", tc.flag, tc.run, tc.trials, got, tc.want)
+		}
+	}
+}
+
+// TestRoundOrderIsBalanced checks that over each pair of rounds every cell
+// sits at mirrored positions, so that its mean position is the same for
+// all cells.
+func TestRoundOrderIsBalanced(t *testing.T) {
+	for _, size := range [][2]int{{2, 1}, {1, 3}, {2, 3}} {
+		sum := map[trialCell]int{}
+
+		for r := 1; r <= 4; r++ {
+			order := roundOrder(size[0], size[1], r)
+			if len(order) != size[0]*size[1] {
+				t.Fatalf("%v round %d: %d cells", size, r, len(order))
+			}
+
+			for pos, c := range order {
+				sum[c] += pos
+			}
+		}
+
+		want := 2 * (size[0]*size[1] - 1) // two pairs of mirrored positions
+		for c, s := range sum {
+			if s != want {
+				t.Errorf("%v: cell %v has position sum %d, want %d for all", size, c, s, want)
+			}
+		}
+	}
+}
+
+// TestRunTwoTargetsVerdict runs a workload without variants on two
+// --target uri:… servers, one answering in 1 ms and one in 5 ms, with the
+// default rounds: the rounds must alternate between the targets in ABBA
+// order, and the verdict must call the 5 ms server several times slower with
+// a confidence interval that excludes 1.
+func TestRunTwoTargetsVerdict(t *testing.T) {
+	fast := startNullServer(t, time.Millisecond)
+	slow := startNullServer(t, 5*time.Millisecond)
+
+	out := outPath(t)
+	md := strings.TrimSuffix(out, ".json") + ".md"
+
+	code, stdout, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--out", out, "--markdown", md, "--quiet",
+		"--no-explain", "--server-stats-interval", "0",
+		"--target", "uri:name=fast,"+fast.URI(), "--target", "uri:name=slow,"+slow.URI())
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	m := readMatrix(t, out)
+	if m == nil {
+		t.Fatal("no matrix in the results file")
+	}
+
+	if m.Rounds != workload.DefaultRounds {
+		t.Errorf("%d rounds, want the default %d", m.Rounds, workload.DefaultRounds)
+	}
+
+	// The trials in the order they ran: fast slow, slow fast, fast slow, …
+	var order []string
+	for i, tr := range m.Trials {
+		order = append(order, fmt.Sprintf("%s%d", tr.Target, tr.Round))
+
+		if i > 0 && tr.Result.StartedAt.Before(m.Trials[i-1].Result.StartedAt) {
+			t.Errorf("trial %d started before trial %d", i, i-1)
+		}
+	}
+
+	want := "fast1 slow1 slow2 fast2 fast3 slow3 slow4 fast4 fast5 slow5 slow6 fast6"
+	if got := strings.Join(order, " "); got != want {
+		t.Errorf("trial order\n got %s\nwant %s", got, want)
+	}
+
+	p50 := findVerdict(m, CrossTarget, "add", "p50")
+	if p50 == nil {
+		t.Fatalf("no cross-target p50 verdict: %+v", m.Verdicts)
+	}
+
+	cells := map[string]result.CellVerdict{}
+	for _, cv := range p50.Variants {
+		cells[cv.Variant] = cv
+	}
+
+	if f := cells["fast"]; f.Kind != verdict.Reference || !f.Best {
+		t.Errorf("fast: %+v, want the reference", f)
+	}
+
+	// The delays are 1 and 5 ms on top of the same round trip, so the
+	// ratio is below 5; a loaded machine stretches the short sleep more
+	// (about 4.4× on a quiet one, down to 3.3× seen on a busy one).
+	s := cells["slow"]
+	if s.Kind != verdict.Difference || s.RatioLo <= 1 || s.Ratio < 2 || s.Ratio > 5.5 || s.RatioLo > s.Ratio || s.Ratio > s.RatioHi {
+		t.Errorf("slow: %+v, want a difference of about 5× with a CI excluding 1", s)
+	}
+
+	if !regexp.MustCompile(`^\d\.\d\d× higher, 95% CI \d\.\d\d×–\d\.\d\d×$`).MatchString(s.Text) {
+		t.Errorf("slow: text %q", s.Text)
+	}
+
+	if tp := findVerdict(m, CrossTarget, "add", "throughput"); tp == nil || !strings.Contains(stdout, "× slower, 95% CI") {
+		t.Errorf("no throughput verdict in the matrix:\n%s", stdout)
+	}
+
+	if data, err := os.ReadFile(md); err != nil || !regexp.MustCompile(`\| \d+\.\d — \d\.\d\d× slower, 95% CI \d\.\d\d×–\d\.\d\d× \|`).Match(data) {
+		t.Errorf("Markdown lacks the verdict with its interval (%v):\n%s", err, data)
+	}
+
+	if strings.Contains(stdout+stderr, "same-ish") || strings.Contains(stdout+stderr, "±") {
+		t.Errorf("old verdict wording:\n%s\n%s", stdout, stderr)
+	}
+
+	assertNoStackTrace(t, stdout+stderr)
+}
+
+// TestRunTooFewRoundsInconclusive runs two targets with --rounds 2: allowed,
+// with a warning, and every comparison is inconclusive.
+func TestRunTooFewRoundsInconclusive(t *testing.T) {
+	fast := startNullServer(t, time.Millisecond)
+	slow := startNullServer(t, 5*time.Millisecond)
+
+	out := outPath(t)
+
+	code, stdout, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--out", out, "--quiet", "--rounds", "2",
+		"--no-explain", "--server-stats-interval", "0", "--duration", "500ms",
+		"--target", "uri:name=fast,"+fast.URI(), "--target", "uri:name=slow,"+slow.URI())
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	if !strings.Contains(stderr, "Warning: 2 round(s) are fewer than the 6 a 95% confidence interval needs") {
+		t.Errorf("no warning:\n%s", stderr)
+	}
+
+	m := readMatrix(t, out)
+	if m.Rounds != 2 || len(m.Trials) != 4 {
+		t.Fatalf("%d rounds, %d trials", m.Rounds, len(m.Trials))
+	}
+
+	for _, mv := range m.Verdicts {
+		for _, cv := range mv.Variants {
+			if !cv.Best && (cv.Kind != verdict.Inconclusive || cv.Text != "inconclusive: 2 rounds, at least 6 needed") {
+				t.Errorf("%s %s %s: %+v", mv.Target, mv.Operation, mv.Metric, cv)
+			}
+		}
+	}
+
+	if code, _, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--rounds", "0", "--target", "uri:"+fast.URI()); code != ExitBadInput ||
+		!strings.Contains(stderr, "--rounds must be between 1 and 1000") {
+		t.Errorf("--rounds 0: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestCompareRealRuns compares the results files of two real runs against
+// null servers answering in 1 ms and 5 ms: the verdict must be a difference
+// of several times, with an interval printed both ways that excludes 1.
+func TestCompareRealRuns(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+
+	for name, delay := range map[string]time.Duration{"fast": time.Millisecond, "slow": 5 * time.Millisecond} {
+		srv := startNullServer(t, delay)
+		files[name] = filepath.Join(dir, name+".json")
+
+		code, stdout, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--uri", srv.URI(), "--out", files[name],
+			"--duration", "3s", "--quiet", "--no-explain", "--server-stats-interval", "0")
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", name, code, stdout, stderr)
+		}
+
+		if n := len(readResults(t, files[name]).MainPhase().Intervals); n < 8 {
+			t.Fatalf("%s: %d intervals, want about 12", name, n)
+		}
+	}
+
+	code, stdout, stderr := runMain(t, "compare", files["fast"], files["slow"], "--fail-if", "p50 +50%")
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d (the p50 gate fails)\nstdout:\n%s\nstderr:\n%s", code, ExitFailed, stdout, stderr)
+	}
+
+	v := verdictCells(t, stdout, "add")
+
+	for metric, word := range map[string]string{"p50": "higher", "throughput": "slower"} {
+		m := regexp.MustCompile(`^(\d\.\d\d)× ` + word + `, 95% CI (\d\.\d\d)×–(\d\.\d\d)×$`).FindStringSubmatch(v[metric])
+		if m == nil {
+			t.Errorf("%s verdict %q, want a difference with its interval", metric, v[metric])
+			continue
+		}
+
+		ratio, lo, hi := parseFloat(t, m[1]), parseFloat(t, m[2]), parseFloat(t, m[3])
+		if ratio < 2 || ratio > 5.5 || lo <= 1 || lo > ratio || hi < ratio {
+			t.Errorf("%s verdict %q, want about 5× with a CI excluding 1", metric, v[metric])
+		}
+	}
+
+	if !strings.Contains(stderr, `FAIL --fail-if "p50 +50%": add: B`) {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+
+	if strings.Contains(stdout, "±") || strings.Contains(stdout, "round") {
+		t.Errorf("compare output speaks of ± or rounds:\n%s", stdout)
+	}
+}
+
+// TestRunRoundsField checks run.rounds in a workload: it is read, wins over
+// trials.rounds, and a value out of range is bad input naming file, line
+// and field.
+func TestRunRoundsField(t *testing.T) {
+	base, err := os.ReadFile("testdata/null_insert.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	write := func(name, run, trials string) string {
+		text := strings.Replace(string(base), "  interval: 250ms\n", "  interval: 250ms\n"+run, 1) + trials
+		path := filepath.Join(dir, name)
+
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+
+		return path
+	}
+
+	both := write("both.yaml", "  rounds: 7\n", "trials:\n  rounds: 9\n")
+
+	spec, errs := workload.ReadFile(both)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+
+	if got := trialRounds(spec, &runFlags{}, 1, 2); got != 7 {
+		t.Errorf("run.rounds 7, trials.rounds 9: %d rounds, want 7", got)
+	}
+
+	if got := trialRounds(spec, &runFlags{rounds: 4}, 1, 2); got != 4 {
+		t.Errorf("--rounds 4 over the workload: %d rounds", got)
+	}
+
+	zero := write("zero.yaml", "  rounds: 0\n", "")
+
+	code, stdout, stderr := runMain(t, "validate", zero)
+	if code != ExitBadInput || !strings.Contains(stdout+stderr, "zero.yaml:10:11: run.rounds: must be between 1 and 1000") {
+		t.Errorf("run.rounds 0: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	trialsZero := write("trials_zero.yaml", "", "trials:\n  rounds: 0\n")
+
+	code, stdout, stderr = runMain(t, "validate", trialsZero)
+	if code != ExitBadInput || !strings.Contains(stdout+stderr, "trials_zero.yaml:16:11: trials.rounds: must be between 1 and 1000") {
+		t.Errorf("trials.rounds 0: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	assertNoStackTrace(t, stdout+stderr)
+}
