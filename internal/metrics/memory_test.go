@@ -258,3 +258,95 @@ func TestManyOperationsStayWithinEstimate(t *testing.T) {
 	}
 	t.Logf("%d operations × %d workers: %d KiB held (estimate %d KiB)", ops, workers, got>>10, RecorderBytes(ops, workers, 1)>>10)
 }
+
+// TestEncodeMatchesLibrary holds the cached-compressor encoder to the
+// library's, byte for byte, on histograms of every shape: empty, one value,
+// single and long zero runs, both ends of the range, large counts.
+func TestEncodeMatchesLibrary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	cases := map[string][]int64{
+		"empty":            nil,
+		"one":              {1},
+		"lowest two":       {1, 2},
+		"gap of one":       {1, 3},
+		"bucket edges":     {2047, 2048, 2049, 4095, 4096, 4097},
+		"top of the range": {3_600_000_000, 1},
+		"many":             seq(1, 5000),
+	}
+	for i := range 20 {
+		var vs []int64
+		for range rng.IntN(2000) {
+			vs = append(vs, 1+rng.Int64N(int64(1)<<uint(1+rng.IntN(31))))
+		}
+		cases["random "+string(rune('a'+i))] = vs
+	}
+	for name, values := range cases {
+		h := NewHistogram()
+		for _, v := range values {
+			if err := h.RecordValue(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Large counts take more varint bytes.
+		if len(values) > 0 {
+			if err := h.RecordValues(values[0], 1<<40); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, hh := range []*Histogram{h, NewHistogram()} {
+			got, ok := encode(hh)
+			if !ok {
+				t.Fatalf("%s: fast encoder declined", name)
+			}
+			want, err := hh.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("%s: encoding differs from the library's", name)
+			}
+		}
+	}
+
+	// A decoded histogram goes to the library's encoder.
+	h := NewHistogram()
+	_ = h.RecordValue(42)
+	s, err := EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeHistogram(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := encode(back); ok {
+		t.Error("the fast encoder took a decoded histogram")
+	}
+	if again, err := EncodeHistogram(back); err != nil || again != s {
+		t.Errorf("re-encoding a decoded histogram: %v, same %v", err, again == s)
+	}
+}
+
+// BenchmarkEncode measures encoding one interval histogram of a few hundred
+// buckets, as writing a results file does for every operation and interval.
+func BenchmarkEncode(b *testing.B) {
+	h := NewHistogram()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		_ = h.RecordValue(200 + rng.Int64N(2000))
+	}
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := EncodeHistogram(h); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("library", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := h.Encode(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

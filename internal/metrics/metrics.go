@@ -52,6 +52,10 @@ const (
 // Like the library type it embeds, a Histogram has no locking of its own.
 type Histogram struct {
 	*hdrhistogram.PackedHistogram
+
+	// native is true for histograms made by NewHistogram (and their
+	// clones), whose geometry the fast encoder knows.
+	native bool
 }
 
 // NewHistogram returns an empty histogram with mongobench's latency geometry
@@ -59,7 +63,10 @@ type Histogram struct {
 // digits). Every histogram this package produces has this geometry, which is
 // what makes merging them lossless.
 func NewHistogram() *Histogram {
-	return &Histogram{hdrhistogram.NewPacked(int64(LowestLatency/time.Microsecond), int64(HighestLatency/time.Microsecond), SignificantDigits)}
+	return &Histogram{
+		PackedHistogram: hdrhistogram.NewPacked(int64(LowestLatency/time.Microsecond), int64(HighestLatency/time.Microsecond), SignificantDigits),
+		native:          true,
+	}
 }
 
 // Merge adds every value of from to h and returns how many fell outside h's
@@ -70,7 +77,7 @@ func (h *Histogram) Merge(from *Histogram) (dropped int64) {
 
 // Clone returns an independent copy of h.
 func (h *Histogram) Clone() *Histogram {
-	return &Histogram{h.PackedHistogram.Clone()}
+	return &Histogram{PackedHistogram: h.PackedHistogram.Clone(), native: h.native}
 }
 
 // ValueAtQuantile returns the value below which q percent (0 to 100) of the
@@ -201,6 +208,10 @@ func Summarize(h *Histogram) Latency {
 // HdrHistogram implementations (Java, HdrHistogram.js, the plotting tools)
 // can read it.
 func EncodeHistogram(h *Histogram) (string, error) {
+	if s, ok := encode(h); ok {
+		return s, nil
+	}
+
 	b, err := h.Encode()
 	if err != nil {
 		return "", fmt.Errorf("encode histogram: %w", err)
@@ -215,7 +226,7 @@ func DecodeHistogram(s string) (*Histogram, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
-	return &Histogram{h}, nil
+	return &Histogram{PackedHistogram: h}, nil
 }
 
 // Registry collects the measurements of one phase of a run for a fixed list
