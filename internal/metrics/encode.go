@@ -99,7 +99,7 @@ func encode(h *Histogram) (string, bool) {
 	hdr := payload[:v2HeaderSize]
 	binary.BigEndian.PutUint32(hdr[0:], uint32(v2Cookie))
 	binary.BigEndian.PutUint32(hdr[4:], uint32(len(payload)-v2HeaderSize)) //nolint:gosec // at most a few hundred KB
-	binary.BigEndian.PutUint32(hdr[8:], 0)                                  // normalizing index offset
+	binary.BigEndian.PutUint32(hdr[8:], 0)                                 // normalizing index offset
 	binary.BigEndian.PutUint32(hdr[12:], SignificantDigits)
 	binary.BigEndian.PutUint64(hdr[16:], uint64(LowestLatency.Microseconds()))
 	binary.BigEndian.PutUint64(hdr[24:], uint64(HighestLatency.Microseconds()))
