@@ -5,6 +5,8 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"sync"
@@ -54,44 +56,96 @@ func countsIndex(v int64) int {
 	return (bucket+1)<<subBucketHalfCountMagnitude + sub - subBucketHalfCount
 }
 
+// appendPayload appends h's V2 payload to dst: each bucket's count from the
+// first to the last populated one, as a zigzag varint, with runs of empty
+// buckets written as one negative count. It returns false if a count is too
+// large for the 8-byte varint this writer handles (2^55, never reached by a
+// latency histogram), leaving dst unchanged.
+func appendPayload(dst []byte, h *Histogram) ([]byte, bool) {
+	if h.Populated() == 0 {
+		// The payload of an empty histogram is one zero count.
+		return append(dst, 0), true
+	}
+
+	out := dst
+	next := 0 // the next flat index to write
+
+	for v, c := range h.ForEachBucket {
+		i := countsIndex(v)
+		switch zeros := i - next; {
+		case zeros == 1:
+			out = append(out, 0)
+		case zeros > 1:
+			out = binary.AppendUvarint(out, zigzag(-int64(zeros)))
+		}
+
+		z := zigzag(c)
+		if z >= 1<<56 {
+			return dst, false
+		}
+
+		out = binary.AppendUvarint(out, z)
+		next = i + 1
+	}
+
+	return out, true
+}
+
+// histogramFromPayload rebuilds a histogram from appendPayload's output.
+func histogramFromPayload(p []byte) (*Histogram, error) {
+	h := NewHistogram()
+	i := 0
+
+	for len(p) > 0 {
+		z, n := binary.Uvarint(p)
+		if n <= 0 {
+			return nil, errors.New("corrupt histogram payload")
+		}
+
+		p = p[n:]
+
+		c := int64(z>>1) ^ -int64(z&1) //nolint:gosec // the zigzag mapping
+		if c < 0 {
+			i += int(-c)
+			continue
+		}
+
+		if c > 0 {
+			if err := h.RecordValues(valueAt(i), c); err != nil {
+				return nil, fmt.Errorf("corrupt histogram payload: %w", err)
+			}
+		}
+
+		i++
+	}
+
+	return h, nil
+}
+
+// valueAt is the lowest value of the bucket at flat counts index i, the
+// inverse of countsIndex.
+func valueAt(i int) int64 {
+	bucket := i>>subBucketHalfCountMagnitude - 1
+	sub := int64(i&(subBucketHalfCount-1)) + subBucketHalfCount
+
+	if bucket < 0 {
+		bucket, sub = 0, sub-subBucketHalfCount
+	}
+
+	return sub << bucket
+}
+
 // encode writes h in the V2 compressed base64 format, byte for byte what the
 // library's encoder writes, with a cached compressor. It returns false for a
 // histogram it cannot encode that way (one decoded from elsewhere, whose
-// geometry may differ, or a count too large for an 8-byte varint), which the
+// geometry may differ, or a count too large for appendPayload), which the
 // caller then hands to the library.
 func encode(h *Histogram) (string, bool) {
 	if !h.native {
 		return "", false
 	}
 
-	payload := make([]byte, v2HeaderSize, v2HeaderSize+16+2*int(h.Populated()))
-	if h.Populated() == 0 {
-		// The payload of an empty histogram is one zero count.
-		payload = append(payload, 0)
-	}
-
-	next := 0 // the next flat index to write
-	ok := true
-
-	for v, c := range h.ForEachBucket {
-		i := countsIndex(v)
-		switch zeros := i - next; {
-		case zeros == 1:
-			payload = append(payload, 0)
-		case zeros > 1:
-			payload = binary.AppendUvarint(payload, zigzag(-int64(zeros)))
-		}
-
-		z := zigzag(c)
-		if z >= 1<<56 {
-			ok = false
-			break
-		}
-
-		payload = binary.AppendUvarint(payload, z)
-		next = i + 1
-	}
-
+	payload, ok := appendPayload(make([]byte, v2HeaderSize, v2HeaderSize+16+2*int(h.Populated())), h)
 	if !ok {
 		return "", false
 	}

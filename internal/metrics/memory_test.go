@@ -212,10 +212,10 @@ func TestRegistryBytes(t *testing.T) {
 		want += int64(unsafe.Sizeof(tot)) + tot.Hist.Bytes()
 	}
 	want += ops * int64(unsafe.Sizeof(storedOp{}))
-	want += r.intervals[0].ops[2].hist.Bytes()
+	want += int64(cap(r.intervals[0].ops[2].payload))
 	for i, so := range r.intervals[0].ops {
-		if (so.hist != nil) != (i == 2) {
-			t.Errorf("stored interval: operation %d has histogram %v", i, so.hist != nil)
+		if (so.payload != nil) != (i == 2) || so.hist != nil {
+			t.Errorf("stored interval: operation %d has payload %v, histogram %v", i, so.payload != nil, so.hist != nil)
 		}
 	}
 	if got := r.Bytes(); got != want {
@@ -252,7 +252,7 @@ func TestManyOperationsStayWithinEstimate(t *testing.T) {
 	// The estimate covers handles and totals; each closed interval adds a
 	// record and (here, since every operation ran) a histogram per
 	// operation.
-	perInterval := ops * (int64(unsafe.Sizeof(storedOp{})) + NewHistogram().Bytes() + typicalBuckets*bucketBytes)
+	perInterval := ops * (int64(unsafe.Sizeof(storedOp{})) + typicalBuckets*bucketBytes)
 	if est := RecorderBytes(ops, workers, 1) + 3*perInterval; got > est {
 		t.Errorf("registry holds %d bytes, more than the estimate %d for it and three intervals", got, est)
 	}
@@ -353,4 +353,39 @@ func BenchmarkEncode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestPayloadRoundTrip checks that the compact interval form gives back the
+// same histogram, including long zero runs and both ends of the range.
+func TestPayloadRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := range 50 {
+		h := NewHistogram()
+		for range rng.IntN(3000) {
+			_ = h.RecordValue(1 + rng.Int64N(int64(1)<<uint(1+rng.IntN(31))))
+		}
+		if n%5 == 0 {
+			_ = h.RecordValues(3_600_000_000, 1<<40)
+			_ = h.RecordValue(1)
+		}
+		p, ok := appendPayload(nil, h)
+		if !ok {
+			t.Fatal("payload not written")
+		}
+		back, err := histogramFromPayload(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !back.Equals(h) {
+			t.Fatalf("histogram %d changed in the round trip", n)
+		}
+	}
+	for i := range 23552 {
+		if got := countsIndex(valueAt(i)); got != i {
+			t.Fatalf("countsIndex(valueAt(%d)) = %d", i, got)
+		}
+	}
+	if _, err := histogramFromPayload([]byte{0x80}); err == nil {
+		t.Error("a truncated payload decoded")
+	}
 }

@@ -239,8 +239,9 @@ func DecodeHistogram(s string) (*Histogram, error) {
 //     previous interval (handles give back the histogram of an operation
 //     they did not run for a whole interval);
 //   - per operation, the cumulative totals (one sparse histogram each);
-//   - per closed interval, the counters of every operation and a sparse
-//     histogram copy of those that completed something in it.
+//   - per closed interval, the counters of every operation and a compact
+//     copy of the histogram of those that completed something in it (a
+//     varint per bucket).
 type Registry struct {
 	ops []string
 
@@ -263,13 +264,16 @@ type storedInterval struct {
 	ops        []storedOp
 }
 
-// storedOp is OpStats without the name, and without a histogram when the
-// operation completed nothing in the interval, which is the common case for
-// most operations of a large mix.
+// storedOp is OpStats without the name, and with the histogram in the
+// compact form of the V2 payload (a varint per bucket, 1 to 3 bytes for most)
+// rather than as a live histogram, since a long run keeps one per operation
+// and interval. An operation that completed nothing in the interval, the
+// common case for most operations of a large mix, stores no histogram.
 type storedOp struct {
 	count, docs, clamped int64
 	errors               map[string]int64 // nil when there were none
-	hist                 *Histogram       // nil when count is 0
+	payload              []byte           // appendPayload output; nil when count is 0
+	hist                 *Histogram       // used instead of payload if it could not be written
 }
 
 // NewRegistry returns a registry for the given operation names, in the order
@@ -409,7 +413,11 @@ func (r *Registry) Tick(now time.Time) Interval {
 			so.errors = maps.Clone(s.Errors)
 		}
 		if s.Hist.TotalCount() > 0 {
-			so.hist = s.Hist.Clone()
+			if p, ok := appendPayload(nil, s.Hist); ok {
+				so.payload = p
+			} else {
+				so.hist = s.Hist.Clone()
+			}
 		}
 		stored.ops[i] = so
 	}
@@ -515,20 +523,23 @@ func (r *Registry) NumIntervals() int {
 }
 
 // Intervals returns the closed intervals in order, each as fresh copies the
-// caller may keep or modify. The sequence is a snapshot: intervals added by
-// later ticks are not included. The error is always nil; it is there for
-// sources of intervals that decode them.
+// caller may keep or modify. Histograms are rebuilt from the registry's
+// compact copy one interval at a time as the caller iterates, so only the
+// interval in hand is held as live histograms. The sequence is a snapshot:
+// intervals added by later ticks are not included. An error (a stored
+// histogram that does not decode) ends the sequence.
 func (r *Registry) Intervals() iter.Seq2[Interval, error] {
 	r.mu.Lock()
 	stored := r.intervals[:len(r.intervals):len(r.intervals)]
 	r.mu.Unlock()
 	return func(yield func(Interval, error) bool) {
-		for _, si := range stored {
+		for n, si := range stored {
 			iv := Interval{Start: si.start, End: si.end, Ops: make([]OpStats, len(si.ops))}
 			for i, so := range si.ops {
-				h := NewHistogram()
-				if so.hist != nil {
-					h = so.hist.Clone()
+				h, err := so.histogram()
+				if err != nil {
+					yield(Interval{}, fmt.Errorf("interval %d, operation %q: %w", n, r.ops[i], err))
+					return
 				}
 				errs := maps.Clone(so.errors)
 				if errs == nil {
@@ -544,6 +555,17 @@ func (r *Registry) Intervals() iter.Seq2[Interval, error] {
 			}
 		}
 	}
+}
+
+// histogram returns a fresh histogram with the stored values.
+func (so storedOp) histogram() (*Histogram, error) {
+	switch {
+	case so.hist != nil:
+		return so.hist.Clone(), nil
+	case so.payload != nil:
+		return histogramFromPayload(so.payload)
+	}
+	return NewHistogram(), nil
 }
 
 // Bytes returns the memory the registry holds in its handles, totals and
@@ -571,7 +593,7 @@ func (r *Registry) Bytes() int64 {
 	for _, si := range r.intervals {
 		n += int64(cap(si.ops)) * int64(unsafe.Sizeof(storedOp{}))
 		for _, so := range si.ops {
-			n += so.hist.Bytes() + errEntryBytes*int64(len(so.errors))
+			n += int64(cap(so.payload)) + so.hist.Bytes() + errEntryBytes*int64(len(so.errors))
 		}
 	}
 	return n
