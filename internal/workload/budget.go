@@ -10,7 +10,7 @@ import (
 )
 
 // Memory caps: settings that mongobench turns into memory up front or in
-// proportion, bounded so that a typo (an extra zero, 1e12) is a validation
+// proportion, bounded so that a typo (an extra zero, 1000000000000) is a validation
 // error naming the cap, rather than an out-of-memory crash minutes into a run.
 // docs/workloads.md ("Memory caps") lists them.
 const (
@@ -21,8 +21,8 @@ const (
 
 	// MaxBacklog bounds an open-loop phase's max_backlog. The backlog is a
 	// queue allocated in full when the phase starts (backlogEntryBytes per
-	// waiting operation), and operations waiting longer than a million
-	// slots' worth are measurements of the queue, not of the server.
+	// waiting operation), and an operation that waits behind a million
+	// others measures the queue, not the server.
 	MaxBacklog = 1_000_000
 
 	// MaxInFlight bounds an open-loop phase's in-flight slots, as
