@@ -25,9 +25,9 @@ const (
 	// others measures the queue, not the server.
 	MaxBacklog = 1_000_000
 
-	// MaxInFlight bounds an open-loop phase's in-flight slots, as
-	// concurrency bounds closed-loop workers: each slot is a worker with its
-	// own goroutine, data scope and recorders.
+	// MaxInFlight bounds an open-loop phase's in-flight slots (checked in
+	// phase), as concurrency bounds closed-loop workers: each slot is a
+	// worker with its own goroutine, data scope and recorders.
 	MaxInFlight = maxConcurrency
 )
 
@@ -68,12 +68,6 @@ func (v *validator) phaseBudget(path string, p *Phase) {
 			v.at(f("max_backlog"), "%d is above the cap of %d: the backlog queue is allocated when the phase starts "+
 				"(%d bytes per waiting operation, %s here)", p.MaxBacklog, MaxBacklog, backlogEntryBytes,
 				humanBytes(float64(p.MaxBacklog)*backlogEntryBytes))
-		}
-
-		// Values above the general limit are reported by phase().
-		if p.MaxInFlight > MaxInFlight && p.MaxInFlight <= 100_000 {
-			v.at(f("max_in_flight"), "%d is above the cap of %d: each in-flight slot is a worker with its own "+
-				"goroutine and latency recorders", p.MaxInFlight, MaxInFlight)
 		}
 	}
 

@@ -43,7 +43,7 @@ func TestMemoryCaps(t *testing.T) {
 		},
 		"in-flight slots above the cap": {
 			yaml: manyOps(1, "duration: 1s", "rate: 100", "max_in_flight: 20000"),
-			want: "w.yaml:8:18: run.max_in_flight: 20000 is above the cap of 10000: each in-flight slot is a worker",
+			want: "w.yaml:8:18: run.max_in_flight: must be between 1 and 10000: each in-flight slot is a worker",
 		},
 		"1000 operations at 64 workers fit": {
 			yaml: manyOps(1000, "duration: 1s", "concurrency: 64"),
@@ -58,6 +58,10 @@ func TestMemoryCaps(t *testing.T) {
 			yaml: manyOps(200, "duration: 1s", "concurrency: 10000"),
 			want: "w.yaml:7:16: run.concurrency: 200 operations × 10000 workers would hold about 1.9 GiB of latency " +
 				"histograms, above the budget of 1.0 GiB: each worker keeps a histogram for every operation it runs",
+		},
+		"in-flight slots far above the cap": {
+			yaml: manyOps(1, "duration: 1s", "rate: 100", "max_in_flight: 200000"),
+			want: "w.yaml:8:18: run.max_in_flight: must be between 1 and 10000",
 		},
 		"open loop counts slots and service times": {
 			yaml: manyOps(100, "duration: 1s", "rate: 100", "max_in_flight: 10000"),
