@@ -33,6 +33,9 @@ func compileVariants(path string, w *compiled, f *runFlags) ([]*compiled, error)
 
 	if len(specs) == 1 && specs[0] == w.spec {
 		applyOverrides(w.spec, f)
+		if err := checkBudget(w.spec, f); err != nil {
+			return nil, err
+		}
 
 		return []*compiled{w}, nil
 	}
@@ -42,6 +45,9 @@ func compileVariants(path string, w *compiled, f *runFlags) ([]*compiled, error)
 	for _, s := range specs {
 		s.Seed = w.spec.Seed
 		applyOverrides(s, f)
+		if err := checkBudget(s, f); err != nil {
+			return nil, err
+		}
 
 		c, errs := compileSpec(s)
 		if len(errs) > 0 {

@@ -33,6 +33,12 @@ type Template struct {
 // result. s must come from the Env that compiled the template.
 func (t *Template) Value(s *Scope) any { return t.c.gen.value(s) }
 
+// MaxValues is an upper bound on the values (documents, arrays, scalars, and
+// a value per 16 bytes of string) in one generated value, the measure the
+// compiler caps at maxElems. Callers that generate many values at once (an
+// insertMany batch) bound their memory with it.
+func (t *Template) MaxValues() float64 { return t.c.elems }
+
 // IsStatic reports whether the template has no generators (its value can be
 // computed once and reused). Generators with a fixed result, such as a literal
 // ^date or a ^pool of size 1, count as static too.

@@ -6,6 +6,13 @@
 // Handle; a periodic Tick merges all handles into an Interval and into
 // cumulative totals, the way cockroachdb's pkg/workload does it. Workers
 // therefore never contend with each other, only (briefly) with the tick.
+//
+// Every histogram is sparse (see Histogram): it holds only the latency
+// buckets that received values, so memory is paid for what is recorded, not
+// for the 1 µs – 1 h range. A worker holds a histogram for an operation only
+// while it runs that operation (see Handle), so a phase with many operations
+// and many workers costs what RecorderBytes says, not operations × workers ×
+// the 184 KiB of a dense histogram of this range.
 package metrics
 
 import (
@@ -14,6 +21,7 @@ import (
 	"maps"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -33,12 +41,87 @@ const (
 	SignificantDigits = 3
 )
 
+// Histogram is a latency histogram with mongobench's geometry, stored
+// sparsely: only the buckets that hold values take memory (4 bytes of index
+// and 1 to 8 bytes of count each, plus about 200 bytes per histogram),
+// whereas a dense histogram of this range is a fixed 184 KiB array. Its
+// counts, percentiles, mean, maximum and V2 encoding are those of the dense
+// hdrhistogram.Histogram holding the same values, bucket for bucket and byte
+// for byte (see TestHistogramMatchesDense), so results files do not change.
+//
+// Like the library type it embeds, a Histogram has no locking of its own.
+type Histogram struct {
+	*hdrhistogram.PackedHistogram
+
+	// native is true for histograms made by NewHistogram (and their
+	// clones), whose geometry the fast encoder knows.
+	native bool
+}
+
 // NewHistogram returns an empty histogram with mongobench's latency geometry
 // (microseconds from LowestLatency to HighestLatency, SignificantDigits
 // digits). Every histogram this package produces has this geometry, which is
 // what makes merging them lossless.
-func NewHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(int64(LowestLatency/time.Microsecond), int64(HighestLatency/time.Microsecond), SignificantDigits)
+func NewHistogram() *Histogram {
+	return &Histogram{
+		PackedHistogram: hdrhistogram.NewPacked(int64(LowestLatency/time.Microsecond), int64(HighestLatency/time.Microsecond), SignificantDigits),
+		native:          true,
+	}
+}
+
+// Merge adds every value of from to h and returns how many fell outside h's
+// range (none between histograms of this package).
+func (h *Histogram) Merge(from *Histogram) (dropped int64) {
+	return h.PackedHistogram.Merge(from.PackedHistogram)
+}
+
+// Clone returns an independent copy of h.
+func (h *Histogram) Clone() *Histogram {
+	return &Histogram{PackedHistogram: h.PackedHistogram.Clone(), native: h.native}
+}
+
+// ValueAtQuantile returns the value below which q percent (0 to 100) of the
+// values fall, as the dense histogram's method of the same name does.
+func (h *Histogram) ValueAtQuantile(q float64) int64 {
+	return h.ValueAtPercentile(q)
+}
+
+// Equals reports whether h and other hold the same counts in the same
+// buckets and have the same geometry.
+func (h *Histogram) Equals(other *Histogram) bool {
+	if h.TotalCount() != other.TotalCount() || h.Populated() != other.Populated() ||
+		h.LowestTrackableValue() != other.LowestTrackableValue() ||
+		h.HighestTrackableValue() != other.HighestTrackableValue() ||
+		h.SignificantFigures() != other.SignificantFigures() {
+		return false
+	}
+
+	type bucket struct{ value, count int64 }
+
+	mine := make([]bucket, 0, h.Populated())
+	for v, c := range h.ForEachBucket {
+		mine = append(mine, bucket{v, c})
+	}
+
+	i, same := 0, true
+	for v, c := range other.ForEachBucket {
+		if mine[i] != (bucket{v, c}) {
+			same = false
+			break
+		}
+		i++
+	}
+
+	return same
+}
+
+// Bytes returns the memory h holds, as the library accounts it: the fixed
+// part plus the capacity of its bucket arrays. A nil histogram holds none.
+func (h *Histogram) Bytes() int64 {
+	if h == nil || h.PackedHistogram == nil {
+		return 0
+	}
+	return int64(h.GetMemorySize())
 }
 
 // OpStats are the measurements of one operation over some period.
@@ -61,7 +144,7 @@ type OpStats struct {
 	Clamped int64
 	// Hist holds the latency, in microseconds, of each successful operation.
 	// It is never nil and Hist.TotalCount() equals Count.
-	Hist *hdrhistogram.Histogram
+	Hist *Histogram
 }
 
 // clone returns a deep copy of s, so callers can keep or modify it without
@@ -104,8 +187,8 @@ type Latency struct {
 // Summarize computes the summary statistics reported for a histogram. The
 // percentiles are the histogram's highest equivalent values, so they never
 // decrease from P50 to Max. An empty or nil histogram gives all zeros.
-func Summarize(h *hdrhistogram.Histogram) Latency {
-	if h == nil || h.TotalCount() == 0 {
+func Summarize(h *Histogram) Latency {
+	if h == nil || h.PackedHistogram == nil || h.TotalCount() == 0 {
 		return Latency{}
 	}
 	p := h.ValueAtPercentilesSlice([]float64{50, 90, 95, 99, 99.9})
@@ -124,8 +207,12 @@ func Summarize(h *hdrhistogram.Histogram) Latency {
 // base64 encoded, which is how results files store histograms. Other
 // HdrHistogram implementations (Java, HdrHistogram.js, the plotting tools)
 // can read it.
-func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+func EncodeHistogram(h *Histogram) (string, error) {
+	if s, ok := encode(h); ok {
+		return s, nil
+	}
+
+	b, err := h.Encode()
 	if err != nil {
 		return "", fmt.Errorf("encode histogram: %w", err)
 	}
@@ -133,23 +220,28 @@ func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
 }
 
 // DecodeHistogram parses a histogram written by EncodeHistogram (or any
-// V2 compressed base64 HdrHistogram).
-func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
-	h, err := hdrhistogram.Decode([]byte(s))
+// V2 compressed base64 HdrHistogram), keeping its geometry.
+func DecodeHistogram(s string) (*Histogram, error) {
+	h, err := hdrhistogram.DecodePacked([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
-	return h, nil
+	return &Histogram{PackedHistogram: h}, nil
 }
 
 // Registry collects the measurements of one phase of a run for a fixed list
 // of operation names.
 //
-// Only the cumulative totals are kept as full histograms. Closed intervals
-// are kept in the compact encoded form (a few kilobytes per operation even for
-// a wide latency spread, instead of the ~190 KB of a full histogram), so a
-// long run with frequent ticks does not eat the memory of the machine it is
-// measuring.
+// What it holds, and so what a phase costs in memory (RecorderBytes gives
+// the estimate the workload validation budgets with):
+//   - per worker handle, 40 bytes of counters per operation, and a sparse
+//     histogram only for the operations the worker ran in the current or the
+//     previous interval (handles give back the histogram of an operation
+//     they did not run for a whole interval);
+//   - per operation, the cumulative totals (one sparse histogram each);
+//   - per closed interval, the counters of every operation and a compact
+//     copy of the histogram of those that completed something in it (a
+//     varint per bucket).
 type Registry struct {
 	ops []string
 
@@ -160,24 +252,28 @@ type Registry struct {
 	last      time.Time
 	totals    []OpStats
 	intervals []storedInterval
-	// spare is an empty histogram swapped into a handle in place of the one
-	// the tick takes out, so a tick needs only one extra histogram however
-	// many handles there are.
-	spare *hdrhistogram.Histogram
+	// spare is an emptied histogram swapped into a handle in place of the one
+	// the tick takes out, so a tick recycles histograms instead of
+	// allocating one per handle and operation.
+	spare *Histogram
 }
 
-// storedInterval is a closed interval in compact form.
+// storedInterval is a closed interval.
 type storedInterval struct {
 	start, end time.Time
 	ops        []storedOp
 }
 
-// storedOp is OpStats with the histogram encoded.
+// storedOp is OpStats without the name, and with the histogram in the
+// compact form of the V2 payload (a varint per bucket, 1 to 3 bytes for most)
+// rather than as a live histogram, since a long run keeps one per operation
+// and interval. An operation that completed nothing in the interval, the
+// common case for most operations of a large mix, stores no histogram.
 type storedOp struct {
 	count, docs, clamped int64
-	errors               map[string]int64
-	hist                 string                  // EncodeHistogram output
-	dense                *hdrhistogram.Histogram // used instead of hist if encoding failed
+	errors               map[string]int64 // nil when there were none
+	payload              []byte           // appendPayload output; nil when count is 0
+	hist                 *Histogram       // used instead of payload if it could not be written
 }
 
 // NewRegistry returns a registry for the given operation names, in the order
@@ -210,6 +306,10 @@ func (r *Registry) Ops() []string {
 // mutex, which Tick takes briefly, once per operation, to swap the histogram
 // out and copy the counters. A Handle is safe for concurrent use, but giving
 // each worker its own is what keeps recording contention-free.
+//
+// A handle allocates nothing for an operation it never records but its
+// 40-byte counters (handleOpBytes): the histogram is created at the
+// operation's first success, the error map at its first failure.
 type Handle struct {
 	mu  sync.Mutex
 	ops []handleOp
@@ -219,9 +319,12 @@ type Handle struct {
 // tick.
 type handleOp struct {
 	count, docs, clamped int64
-	errors               map[string]int64
-	hist                 *hdrhistogram.Histogram // nil until the first success
+	errors               map[string]int64 // nil until the first failure
+	hist                 *Histogram       // nil until the first success
 }
+
+// handleOpBytes is the fixed per-operation cost of a handle.
+const handleOpBytes = int64(unsafe.Sizeof(handleOp{}))
 
 // NewHandle returns a new recorder that the registry's ticks will collect
 // from. Handles live as long as the registry: data recorded by a worker that
@@ -291,7 +394,7 @@ func micros(d time.Duration) (us int64, clamped bool) {
 // recorded since the previous tick into a new Interval (Start is the previous
 // tick's now, End is now), appends it to the registry's intervals, adds it to
 // the cumulative totals and returns it, for live progress reporting. The
-// returned histograms belong to the caller.
+// returned histograms and maps belong to the caller.
 func (r *Registry) Tick(now time.Time) Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -305,13 +408,16 @@ func (r *Registry) Tick(now time.Time) Interval {
 
 	stored := storedInterval{start: iv.Start, end: iv.End, ops: make([]storedOp, len(iv.Ops))}
 	for i, s := range iv.Ops {
-		so := storedOp{count: s.Count, docs: s.Docs, clamped: s.Clamped, errors: maps.Clone(s.Errors)}
-		if enc, err := EncodeHistogram(s.Hist); err == nil {
-			so.hist = enc
-		} else {
-			// Encoding only fails if the library's in-memory writes do;
-			// keeping the full histogram costs memory but loses nothing.
-			so.dense = s.Hist.Clone()
+		so := storedOp{count: s.Count, docs: s.Docs, clamped: s.Clamped}
+		if len(s.Errors) > 0 {
+			so.errors = maps.Clone(s.Errors)
+		}
+		if s.Hist.TotalCount() > 0 {
+			if p, ok := appendPayload(nil, s.Hist); ok {
+				so.payload = p
+			} else {
+				so.hist = s.Hist.Clone()
+			}
 		}
 		stored.ops[i] = so
 	}
@@ -323,12 +429,11 @@ func (r *Registry) Tick(now time.Time) Interval {
 
 // collect moves what handle h recorded for operation i into dst. The handle
 // lock is held only to swap the histogram pointer and copy the counters;
-// merging and clearing the taken histogram happen after it is released.
+// merging and clearing the taken histogram happen after it is released. A
+// handle's histogram that recorded nothing for a whole interval is given
+// back, so a worker holds histograms only for the operations it is running.
 func (r *Registry) collect(h *Handle, i int, dst *OpStats) {
-	if r.spare == nil {
-		r.spare = NewHistogram()
-	}
-	var taken *hdrhistogram.Histogram
+	var taken *Histogram
 
 	h.mu.Lock()
 	o := &h.ops[i]
@@ -340,8 +445,16 @@ func (r *Registry) collect(h *Handle, i int, dst *OpStats) {
 	}
 	clear(o.errors)
 	o.count, o.docs, o.clamped = 0, 0, 0
-	if o.hist != nil && o.hist.TotalCount() > 0 {
+	switch {
+	case o.hist == nil:
+	case o.hist.TotalCount() > 0:
+		// The spare may be nil; Record then allocates on the next success.
 		taken, o.hist, r.spare = o.hist, r.spare, nil
+	default:
+		if r.spare == nil {
+			r.spare = o.hist
+		}
+		o.hist = nil
 	}
 	h.mu.Unlock()
 
@@ -409,11 +522,12 @@ func (r *Registry) NumIntervals() int {
 	return len(r.intervals)
 }
 
-// Intervals returns the closed intervals in order. Histograms are decoded
-// from the registry's compact copy one interval at a time as the caller
-// iterates, so only the interval in hand is held as full histograms. The
-// sequence is a snapshot: intervals added by later ticks are not included.
-// An error (a stored histogram that does not decode) ends the sequence.
+// Intervals returns the closed intervals in order, each as fresh copies the
+// caller may keep or modify. Histograms are rebuilt from the registry's
+// compact copy one interval at a time as the caller iterates, so only the
+// interval in hand is held as live histograms. The sequence is a snapshot:
+// intervals added by later ticks are not included. An error (a stored
+// histogram that does not decode) ends the sequence.
 func (r *Registry) Intervals() iter.Seq2[Interval, error] {
 	r.mu.Lock()
 	stored := r.intervals[:len(r.intervals):len(r.intervals)]
@@ -427,9 +541,13 @@ func (r *Registry) Intervals() iter.Seq2[Interval, error] {
 					yield(Interval{}, fmt.Errorf("interval %d, operation %q: %w", n, r.ops[i], err))
 					return
 				}
+				errs := maps.Clone(so.errors)
+				if errs == nil {
+					errs = map[string]int64{}
+				}
 				iv.Ops[i] = OpStats{
 					Name: r.ops[i], Count: so.count, Docs: so.docs, Clamped: so.clamped,
-					Errors: maps.Clone(so.errors), Hist: h,
+					Errors: errs, Hist: h,
 				}
 			}
 			if !yield(iv, nil) {
@@ -439,10 +557,69 @@ func (r *Registry) Intervals() iter.Seq2[Interval, error] {
 	}
 }
 
-// histogram returns a fresh copy of the stored histogram.
-func (so storedOp) histogram() (*hdrhistogram.Histogram, error) {
-	if so.dense != nil {
-		return so.dense.Clone(), nil
+// histogram returns a fresh histogram with the stored values.
+func (so storedOp) histogram() (*Histogram, error) {
+	switch {
+	case so.hist != nil:
+		return so.hist.Clone(), nil
+	case so.payload != nil:
+		return histogramFromPayload(so.payload)
 	}
-	return DecodeHistogram(so.hist)
+	return NewHistogram(), nil
+}
+
+// Bytes returns the memory the registry holds in its handles, totals and
+// intervals: the histograms as Histogram.Bytes counts them, the fixed
+// per-operation records, and 16 bytes per error-map entry (the keys are
+// shared constants). Go's own bookkeeping (map buckets, slice headers,
+// allocator rounding) comes on top, so the figure is a floor, close enough to
+// see which part of a phase grows.
+func (r *Registry) Bytes() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	const errEntryBytes = 16
+	n := r.spare.Bytes()
+	for _, h := range r.handles {
+		h.mu.Lock()
+		n += int64(cap(h.ops)) * handleOpBytes
+		for _, o := range h.ops {
+			n += o.hist.Bytes() + errEntryBytes*int64(len(o.errors))
+		}
+		h.mu.Unlock()
+	}
+	for _, t := range r.totals {
+		n += int64(unsafe.Sizeof(t)) + t.Hist.Bytes() + errEntryBytes*int64(len(t.Errors))
+	}
+	for _, si := range r.intervals {
+		n += int64(cap(si.ops)) * int64(unsafe.Sizeof(storedOp{}))
+		for _, so := range si.ops {
+			n += int64(cap(so.payload)) + so.hist.Bytes() + errEntryBytes*int64(len(so.errors))
+		}
+	}
+	return n
+}
+
+// typicalBuckets is how many distinct latency buckets RecorderBytes assumes
+// one worker's histogram of one operation fills in one interval. With 3
+// significant digits a bucket is 0.1% wide, so 64 buckets is a latency
+// spread of a few percent around each of several modes; a histogram that
+// fills more pays about 12 bytes (index, count, slack) per extra bucket.
+const typicalBuckets = 64
+
+// bucketBytes is what RecorderBytes counts per bucket: a 4-byte index, a
+// count of up to 4 bytes, and the spare capacity of a growing array.
+const bucketBytes = 12
+
+// RecorderBytes estimates the memory held by the recorders of a phase whose
+// workers each run every one of ops operations in every interval, the worst
+// case of a mix: per worker and operation, a handle's counters and a
+// histogram of typicalBuckets buckets; per operation, the totals and the
+// recycled histogram. registries is 1, or 2 when the phase also records
+// service times (open-loop phases and phases with background jobs). Closed
+// intervals come on top and grow with the phase's length (see Bytes).
+func RecorderBytes(ops, workers, registries int) int64 {
+	hist := NewHistogram().Bytes() + typicalBuckets*bucketBytes
+	perPair := handleOpBytes + hist
+	perOp := int64(unsafe.Sizeof(OpStats{})) + 2*hist
+	return int64(registries) * (int64(ops)*int64(workers)*perPair + int64(ops)*perOp)
 }

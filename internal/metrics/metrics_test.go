@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -184,7 +182,7 @@ func checkInvariants(t *testing.T, r *Registry) {
 	sumCount := make([]int64, len(totals))
 	sumDocs := make([]int64, len(totals))
 	sumErrs := make([]map[string]int64, len(totals))
-	merged := make([]*hdrhistogram.Histogram, len(totals))
+	merged := make([]*Histogram, len(totals))
 	for i := range totals {
 		sumErrs[i] = map[string]int64{}
 		merged[i] = NewHistogram()

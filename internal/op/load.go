@@ -33,6 +33,10 @@ func CompileLoad(spec *workload.Spec, env *datagen.Env) ([]*Load, []error) {
 		ls := &spec.Load[i]
 		t, e := env.Compile(ls.Document.Node(), yamlpos.Field(yamlpos.Index("load", i), "document"))
 		errs = append(errs, e...)
+
+		if err := checkBatch(spec, yamlpos.Index("load", i), ls.BatchSize, t); err != nil {
+			errs = append(errs, err)
+		}
 		loads = append(loads, &Load{Spec: ls, document: t})
 	}
 

@@ -117,5 +117,11 @@ func compileOne(spec *workload.Spec, env *datagen.Env, i int) (*Operation, []err
 		o.indexes = IndexModels(spec, so.Collection, so.Indexes)
 	}
 
+	if so.Op == workload.KindInsertMany {
+		if err := checkBatch(spec, p, so.BatchSize, o.document); err != nil {
+			errs = append(errs, err)
+		}
+	}
+
 	return o, errs
 }

@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/redact"
 )
@@ -103,7 +101,7 @@ func (c *checker) addf(format string, args ...any) {
 type opSums struct {
 	count, docs, clamped int64
 	errors               map[string]int64
-	hist                 *hdrhistogram.Histogram // nil once a histogram failed to decode
+	hist                 *metrics.Histogram // nil once a histogram failed to decode
 }
 
 func (c *checker) checkPhase(where string, p *Phase) {
@@ -112,7 +110,7 @@ func (c *checker) checkPhase(where string, p *Phase) {
 	}
 	names := map[string]bool{}
 	sums := make([]opSums, len(p.Operations))
-	phaseHists := make([]*hdrhistogram.Histogram, len(p.Operations))
+	phaseHists := make([]*metrics.Histogram, len(p.Operations))
 	for i := range p.Operations {
 		op := &p.Operations[i]
 		if names[op.Name] {
@@ -206,7 +204,7 @@ func nonZero(m map[string]int64) map[string]int64 {
 
 // checkOperation verifies one operation against its own histogram and
 // returns the decoded histogram, or nil if it does not decode.
-func (c *checker) checkOperation(where string, op *Operation, secs float64) *hdrhistogram.Histogram {
+func (c *checker) checkOperation(where string, op *Operation, secs float64) *metrics.Histogram {
 	if op.Count < 0 || op.Docs < 0 || op.Clamped < 0 || op.Clamped > op.Count {
 		c.addf("%s: impossible count %d, docs %d or clamped %d", where, op.Count, op.Docs, op.Clamped)
 	}

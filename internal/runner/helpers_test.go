@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -187,14 +186,14 @@ func intervals(t *testing.T, reg *metrics.Registry) []metrics.Interval {
 }
 
 // countIn counts the histogram's samples (microseconds) in [lo, hi).
-func countIn(h *hdrhistogram.Histogram, lo, hi time.Duration) int64 {
+func countIn(h *metrics.Histogram, lo, hi time.Duration) int64 {
 	loUS, hiUS := lo.Microseconds(), hi.Microseconds()
 
 	var n int64
 
-	for _, b := range h.Distribution() {
-		if b.Count > 0 && b.From >= loUS && b.From < hiUS {
-			n += b.Count
+	for from, count := range h.ForEachBucket {
+		if count > 0 && from >= loUS && from < hiUS {
+			n += count
 		}
 	}
 

@@ -264,8 +264,8 @@ func (v *validator) phase(path string, p *Phase, ops map[string]bool, collection
 	}
 
 	if p.OpenLoop() {
-		if p.MaxInFlight <= 0 || p.MaxInFlight > 100_000 {
-			v.at(f("max_in_flight"), "must be between 1 and 100000")
+		if p.MaxInFlight <= 0 || p.MaxInFlight > MaxInFlight {
+			v.at(f("max_in_flight"), "must be between 1 and %d: each in-flight slot is a worker with its own goroutine and latency recorders", MaxInFlight)
 		}
 
 		if p.MaxBacklog <= 0 {
