@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,13 +69,17 @@ exits at once.`,
 				return badInput("--duration must be > 0")
 			}
 
+			if err := checkRunFlags(cmd.Flags().Changed, &f); err != nil {
+				return err
+			}
+
 			return runWorkload(st, args[0], seed, &f)
 		},
 	}
 
 	fl := c.Flags()
 	fl.StringVar(&f.uri, "uri", "", "MongoDB connection string (default: start an embedded FerretDB)")
-	fl.StringVarP(&f.out, "out", "o", "", "results file (default results/<workload>-<timestamp>.json)")
+	fl.StringVarP(&f.out, "out", "o", "", "results file, - for standard output (the table then goes to standard error) (default results/<workload>-<timestamp>.json)")
 	fl.DurationVar(&f.duration, "duration", 0, "measured duration, overriding the workload's run.duration")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "number of workers, overriding the workload's run.concurrency")
 	fl.Int64Var(&f.seed, "seed", 0, "seed for generated data, overriding the workload's seed")
@@ -113,6 +116,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 
 	targets, err := targetSpecs(w.spec, f)
 	if err != nil {
+		return err
+	}
+
+	if err := checkRunOutputs(st, w.spec, len(variants), targets, f); err != nil {
 		return err
 	}
 
@@ -154,13 +161,13 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	}
 
 	out := resultsPath(f.out, w.spec.Name, res.StartedAt)
-	if err := result.WriteFile(out, res); err != nil {
-		return failed("writing results: %v", err)
+	if err := writeResults(st, out, res); err != nil {
+		return err
 	}
 
-	printSummary(st.Stdout, res)
-	printFindings(st.Stdout, res.Findings)
-	fmt.Fprintf(st.Stderr, "Results written to %s\n", out)
+	printSummary(tableWriter(st, f), res)
+	printFindings(tableWriter(st, f), res.Findings)
+	resultsWritten(st, out)
 
 	if err := writeRunReport(st, f, out, res); err != nil {
 		return err
@@ -184,7 +191,7 @@ func writeRunReport(st *State, f *runFlags, out string, res *result.Result) erro
 		return nil
 	}
 
-	html := strings.TrimSuffix(out, filepath.Ext(out)) + ".html"
+	html := reportPathFor(out)
 	opts := report.Options{Sources: []string{out}, Generated: st.Now()}
 
 	if err := opts.WriteFile(html, []*result.Result{res}); err != nil {

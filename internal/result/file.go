@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/mongobench/mongobench/internal/atomicfile"
@@ -21,8 +20,18 @@ import (
 // The target URI is redacted once more on the way out, and a zero
 // SchemaVersion is written as SchemaVersion; r itself is not modified.
 func WriteFile(path string, r *Result) error {
+	data, err := Marshal(r)
+	if err != nil {
+		return fmt.Errorf("write results file %s: %w", path, err)
+	}
+	return atomicfile.WriteBytes(path, data)
+}
+
+// Marshal returns the content WriteFile writes, for callers that send the
+// results elsewhere (standard output with `run -o -`).
+func Marshal(r *Result) ([]byte, error) {
 	if r == nil {
-		return fmt.Errorf("write results file %s: nil result", path)
+		return nil, errors.New("nil result")
 	}
 	out := *r
 	switch out.SchemaVersion {
@@ -30,20 +39,16 @@ func WriteFile(path string, r *Result) error {
 		out.SchemaVersion = SchemaVersion
 	case SchemaVersion:
 	default:
-		return fmt.Errorf("write results file %s: schema_version %d, this mongobench writes only version %d",
-			path, out.SchemaVersion, SchemaVersion)
+		return nil, fmt.Errorf("schema_version %d, this mongobench writes only version %d",
+			out.SchemaVersion, SchemaVersion)
 	}
 	out.Target.URI = redact.URI(out.Target.URI)
 
 	data, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {
-		return fmt.Errorf("write results file %s: %w", path, err)
+		return nil, err
 	}
-	data = append(data, '\n')
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	return append(data, '\n'), nil
 }
 
 // ReadFile reads and parses a results file. It rejects files without a

@@ -26,7 +26,7 @@ var (
 // duplicate keys and wrong scalar types are errors, and it keeps going after
 // an error so that a user sees all problems of a file at once.
 //
-// yaml.v3's own decoder is not used because its messages carry no column and
+// The YAML library's own decoder is not used because its messages carry no column and
 // no field path, and its KnownFields mode stops at the first problem.
 type decoder struct {
 	nodes map[string]*yaml.Node
@@ -222,7 +222,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 }
 
 // structFields maps yaml tag names to field index paths; fields tagged
-// ",inline" contribute their own fields, as in yaml.v3.
+// ",inline" contribute their own fields, as in the YAML library.
 func structFields(t reflect.Type) map[string][]int {
 	m := make(map[string][]int, t.NumField())
 
