@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -117,6 +118,13 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		var f float64
 		if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") || n.Decode(&f) != nil {
 			d.errorf(n, path, "must be a number, not %s", describe(n))
+			return
+		}
+
+		// NaN and infinities pass no comparison a rule makes, and cannot
+		// be written to the results file (JSON has no such numbers).
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			d.errorf(n, path, "must be a finite number, not %s", n.Value)
 			return
 		}
 

@@ -133,6 +133,8 @@ func (s *Spec) Validate() []error {
 	v.settings()
 	v.phases(ops, collections)
 	v.comparison()
+	v.documents()
+	v.zeroRates()
 
 	yamlpos.Sort(v.errs)
 
