@@ -95,11 +95,16 @@ func readDocument(file string, data []byte) (*yaml.Node, error) {
 
 	err := dec.Decode(&doc)
 	if errors.Is(err, io.EOF) || (err == nil && (len(doc.Content) == 0 || isNull(doc.Content[0]))) {
-		return nil, &yamlpos.Error{File: file, Msg: "file is empty; a workload needs at least name, database and operations"}
+		return nil, &yamlpos.Error{File: file, Line: 1, Msg: "file is empty; a workload needs at least name, database and operations"}
 	}
 
 	if err != nil {
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, data, err)
+	}
+
+	if deep := tooDeep(doc.Content[0], 0); deep != nil {
+		return nil, &yamlpos.Error{File: file, Line: deep.Line, Column: deep.Column,
+			Msg: fmt.Sprintf("nested more than %d levels deep; no workload needs that (MongoDB stores at most %d levels)", maxFileDepth, maxTemplateDepth)}
 	}
 
 	var extra yaml.Node
@@ -108,7 +113,7 @@ func readDocument(file string, data []byte) (*yaml.Node, error) {
 	case errors.Is(err, io.EOF):
 		return doc.Content[0], nil
 	case err != nil:
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, data, err)
 	default:
 		e := yamlpos.At(&extra, "", "a second YAML document starts here; a workload file holds exactly one (remove the \"---\" line, or put each workload in its own file)")
 		e.File = file
@@ -117,11 +122,32 @@ func readDocument(file string, data []byte) (*yaml.Node, error) {
 	}
 }
 
+// maxFileDepth bounds the nesting of mappings and lists in a workload file:
+// templates may nest maxTemplateDepth levels, and the file's own structure
+// (variants, operations, fields) adds a few.
+const maxFileDepth = maxTemplateDepth + 20
+
+// tooDeep returns the first node nested deeper than maxFileDepth, or nil.
+// Aliases are not followed: an alias cycle is reported where it is used.
+func tooDeep(n *yaml.Node, depth int) *yaml.Node {
+	if depth > maxFileDepth {
+		return n
+	}
+
+	for _, c := range n.Content {
+		if deep := tooDeep(c, depth+1); deep != nil {
+			return deep
+		}
+	}
+
+	return nil
+}
+
 // syntaxError positions a YAML syntax error. When the parser names the
 // construct it was reading (an unclosed "[" or quote), the error points at
 // where that construct starts, which is where the fix is, and says where the
 // parser gave up.
-func syntaxError(file string, err error) error {
+func syntaxError(file string, data []byte, err error) error {
 	var le *yaml.LoadError
 	if !errors.As(err, &le) {
 		var les *yaml.LoadErrors
@@ -135,6 +161,14 @@ func syntaxError(file string, err error) error {
 	}
 
 	e := &yamlpos.Error{File: file, Line: le.Mark.Line, Column: le.Mark.Column, Msg: "invalid YAML: " + le.Message}
+
+	// The reader (bad encoding, control characters) gives only the byte
+	// offset.
+	if e.Line == 0 && le.Mark.Index >= 0 && le.Mark.Index <= len(data) {
+		before := data[:le.Mark.Index]
+		e.Line = 1 + bytes.Count(before, []byte("\n"))
+		e.Column = 1 + len(before) - (bytes.LastIndexByte(before, '\n') + 1)
+	}
 
 	ctx := le.ContextMark
 	if ctx.Line > 0 && le.ContextMsg != "" && (ctx.Line != le.Mark.Line || ctx.Column != le.Mark.Column) {

@@ -101,6 +101,13 @@ func (v *validator) document(path string, n *yaml.Node, depth int) {
 		return
 	}
 
+	if depth == 0 {
+		if deep := nestedDeeper(n, 1, maxTemplateDepth); deep != nil {
+			v.errs = append(v.errs, v.atNode(deep, path, "nests documents and lists more than %d levels deep, which MongoDB refuses", maxTemplateDepth))
+			return
+		}
+	}
+
 	if len(n.Content) != 2 || !strings.HasPrefix(n.Content[0].Value, "^") {
 		return
 	}
@@ -173,4 +180,25 @@ func isRatePath(path string) bool {
 	}
 
 	return strings.HasSuffix(parentPath(path), ".pacing") && (last == "start" || last == "min" || last == "max")
+}
+
+// nestedDeeper returns the first node below n at a depth above limit. It
+// does not follow aliases, so that an alias cycle is reported as one by the
+// template compiler.
+func nestedDeeper(n *yaml.Node, depth, limit int) *yaml.Node {
+	if n == nil || n.Kind == yaml.AliasNode {
+		return nil
+	}
+
+	if depth > limit {
+		return n
+	}
+
+	for _, c := range n.Content {
+		if deep := nestedDeeper(c, depth+1, limit); deep != nil {
+			return deep
+		}
+	}
+
+	return nil
 }

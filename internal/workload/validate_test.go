@@ -138,11 +138,11 @@ func TestValidationMessages(t *testing.T) {
 		},
 		"only a document marker": {
 			yaml: "---\n",
-			want: []string{"w.yaml: file is empty"},
+			want: []string{"w.yaml:1: file is empty"},
 		},
 		"empty file": {
 			yaml: "",
-			want: []string{"w.yaml: file is empty"},
+			want: []string{"w.yaml:1: file is empty"},
 		},
 		"j needs acknowledged writes": {
 			yaml: base + "    write_concern: {w: 0, j: true}\n",
