@@ -91,7 +91,7 @@ exits at once.`,
 	fl.BoolVar(&f.noExplain, "no-explain", false, "do not explain the query operations after the run")
 	fl.StringArrayVar(&f.targets, "target", nil,
 		"a target to run on, repeatable: embedded, embedded-memory, ferretdb-postgres[:setting=value,...], mongod[:...], uri:URI")
-	fl.StringVar(&f.markdown, "markdown", "", "with variants or several targets, also write the matrix as Markdown to this file")
+	fl.StringVar(&f.markdown, "markdown", "", "with variants, several targets or rounds, also write the matrix as Markdown to this file (an error otherwise)")
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
 
