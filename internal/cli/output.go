@@ -53,6 +53,10 @@ func checkRunOutputs(st *State, spec *workload.Spec, variants int, targets []tar
 		return badInput("--markdown applies to runs with variants, several targets or several rounds; this run has one of each (the table is printed; use `mongobench compare --markdown` to compare results files)")
 	}
 
+	if err := checkDurationApplies(spec, f); err != nil {
+		return err
+	}
+
 	out := resultsPath(f.out, spec.Name, st.Now())
 	paths := []struct{ flag, path string }{{"--out", out}, {"--markdown", f.markdown}}
 
@@ -151,4 +155,22 @@ func resultsWritten(st *State, out string) {
 	if out != stdoutPath {
 		fmt.Fprintf(st.Stderr, "Results written to %s\n", out)
 	}
+}
+
+// checkDurationApplies refuses --duration on a workload none of whose
+// phases is timed by a duration (they end after max_operations, growth
+// blocks or stages), where it would be silently ignored.
+func checkDurationApplies(spec *workload.Spec, f *runFlags) error {
+	if f.duration <= 0 {
+		return nil
+	}
+
+	phases, _ := spec.PhaseList()
+	for _, p := range phases {
+		if p.Duration > 0 {
+			return nil
+		}
+	}
+
+	return badInput("--duration applies to phases timed by a duration, and no phase of %s is (they end by max_operations, blocks or stages)", spec.Name)
 }

@@ -147,3 +147,18 @@ func TestReportStdout(t *testing.T) {
 		t.Errorf(`a file named "-" was written`)
 	}
 }
+
+// TestRunDurationMustApply checks that --duration on a workload whose
+// phases all end by max_operations is refused instead of ignored.
+func TestRunDurationMustApply(t *testing.T) {
+	t.Parallel()
+
+	code, _, stderr := runMain(t, "run", "testdata/maxops.yaml", "--duration", "5s", "-o", outPath(t))
+	if code != ExitBadInput || !strings.Contains(stderr, "--duration applies to phases timed by a duration") {
+		t.Errorf("exit code %d, want %d and a message about --duration:\n%s", code, ExitBadInput, stderr)
+	}
+
+	if strings.Contains(stderr, "Server:") {
+		t.Errorf("a server was started for bad input:\n%s", stderr)
+	}
+}
