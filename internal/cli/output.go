@@ -50,7 +50,7 @@ func checkRunFlags(changed func(name string) bool, f *runFlags) error {
 func checkRunOutputs(st *State, spec *workload.Spec, variants int, targets []target.TargetSpec, f *runFlags) error {
 	matrix := variants > 1 || len(targets) > 1 || spec.Trials.Rounds > 1
 	if f.markdown != "" && !matrix {
-		return badInput("--markdown applies to runs with variants, several targets or several rounds; this run has one of each (the table is printed; use `mongobench compare --markdown` to compare results files)")
+		return badInput("--markdown applies to runs with variants, several targets or several rounds; this run has no variants, one target and one round (use `mongobench compare --markdown` to compare results files)")
 	}
 
 	if err := checkDurationApplies(spec, f); err != nil {
