@@ -247,12 +247,12 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 	m = res.Matrix
 
 	out := resultsPath(f.out, base.Name, started)
-	if err := result.WriteFile(out, res); err != nil {
-		return failed("writing results: %v", err)
+	if err := writeResults(st, out, res); err != nil {
+		return err
 	}
 
-	printMatrix(st.Stdout, m)
-	fmt.Fprintf(st.Stderr, "Results written to %s\n", out)
+	printMatrix(tableWriter(st, f), m)
+	resultsWritten(st, out)
 
 	if f.markdown != "" {
 		if err := writeMarkdownAtomic(f.markdown, m); err != nil {

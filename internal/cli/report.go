@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,10 @@ measurements (no phases, or a matrix without trials).`,
 				out = defaultReportFile
 			}
 
+			if cmd.Flags().Changed("out") && f.out == "" {
+				return badInput("--out is empty: give a file name, or - for standard output")
+			}
+
 			if cmd.Flags().Changed("csv") && f.csvDir == "" {
 				return badInput("--csv needs a directory")
 			}
@@ -62,7 +67,7 @@ measurements (no phases, or a matrix without trials).`,
 	}
 
 	fl := c.Flags()
-	fl.StringVarP(&f.out, "out", "o", "", "HTML report file (default "+defaultReportFile+", none with only --csv)")
+	fl.StringVarP(&f.out, "out", "o", "", "HTML report file, - for standard output (default "+defaultReportFile+", none with only --csv)")
 	fl.StringVar(&f.csvDir, "csv", "", "also write summary.csv, intervals.csv and blocks.csv to this directory")
 
 	return c
@@ -113,7 +118,11 @@ func writeReport(st *State, paths []string, out, csvDir string) error {
 
 	opts := report.Options{Sources: paths, Generated: st.Now()}
 
-	if out != "" {
+	if out == stdoutPath {
+		if err := renderToStdout(st, opts, results); err != nil {
+			return err
+		}
+	} else if out != "" {
 		if err := opts.WriteFile(out, results); err != nil {
 			return failed("%v", err)
 		}
@@ -133,6 +142,21 @@ func writeReport(st *State, paths []string, out, csvDir string) error {
 		}
 
 		fmt.Fprintf(st.Stderr, "CSV written to %s (%s)\n", csvDir, strings.Join(names, ", "))
+	}
+
+	return nil
+}
+
+// renderToStdout writes the HTML report to standard output (-o -). The page
+// is rendered completely first, so that a failure prints no half page.
+func renderToStdout(st *State, opts report.Options, results []*result.Result) error {
+	var buf bytes.Buffer
+	if err := opts.Render(&buf, results); err != nil {
+		return failed("%v", err)
+	}
+
+	if _, err := st.Stdout.Write(buf.Bytes()); err != nil {
+		return failed("writing the report to standard output: %v", err)
 	}
 
 	return nil

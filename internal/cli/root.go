@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -102,7 +101,7 @@ command gracefully.`,
 
 	root.SetOut(st.Stdout)
 	root.SetErr(st.Stderr)
-	root.SetVersionTemplate("mongobench {{.Version}}\n")
+	root.SetVersionTemplate(currentBuild().String())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInput("%v\nRun '%s --help' for usage.", err, c.CommandPath())
 	})
@@ -119,23 +118,7 @@ command gracefully.`,
 	return root
 }
 
-// Version is mongobench's version: the module version when built from a
-// tagged module, "devel" plus the VCS revision when known.
-func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return "devel-" + s.Value[:12]
-		}
-	}
-
-	return "devel"
-}
+// Version is mongobench's version as results files record it: the module
+// version when built from a tagged module, "devel" plus the VCS revision (and
+// "-dirty") when known.
+func Version() string { return currentBuild().Short() }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -84,6 +83,10 @@ run removes the temporary directories of mongobench runs that were killed.`,
 				return badInput("--duration must be > 0")
 			}
 
+			if err := checkRunFlags(cmd.Flags().Changed, &f); err != nil {
+				return err
+			}
+
 			if cmd.Flags().Changed("rounds") && (f.rounds < 1 || f.rounds > 1000) {
 				return badInput("--rounds must be between 1 and 1000")
 			}
@@ -102,7 +105,7 @@ run removes the temporary directories of mongobench runs that were killed.`,
 
 	fl := c.Flags()
 	fl.StringVar(&f.uri, "uri", "", "MongoDB connection string (default: $MONGOBENCH_URI, else start an embedded FerretDB)")
-	fl.StringVarP(&f.out, "out", "o", "", "results file (default results/<workload>-<timestamp>.json)")
+	fl.StringVarP(&f.out, "out", "o", "", "results file, - for standard output (the table then goes to standard error) (default results/<workload>-<timestamp>.json)")
 	fl.DurationVar(&f.duration, "duration", 0, "measured duration, overriding the workload's run.duration")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "number of workers, overriding the workload's run.concurrency")
 	fl.Int64Var(&f.seed, "seed", 0, "seed for generated data, overriding the workload's seed")
@@ -117,7 +120,7 @@ run removes the temporary directories of mongobench runs that were killed.`,
 		"a target to run on, repeatable: KIND[:setting=value,...] with KIND "+target.KindList()+", as in ferretdb-postgres:fsync=off or uri:mongodb://host/")
 	fl.StringVar(&f.mongodBinary, "mongod-binary", "",
 		"the mongod program of mongod targets (default $"+workload.MongodBinaryEnv+", else mongod on PATH); workload files cannot name one")
-	fl.StringVar(&f.markdown, "markdown", "", "with variants or several targets, also write the matrix as Markdown to this file")
+	fl.StringVar(&f.markdown, "markdown", "", "with variants, several targets or rounds, also write the matrix as Markdown to this file (an error otherwise)")
 	fl.DurationVar(&f.serverSelection, "server-selection-timeout", 0,
 		"how long an operation waits for a reachable server; a run whose server is unreachable this long is aborted "+
 			"(default: the workload's run.server_selection_timeout, 5s; a serverSelectionTimeoutMS in --uri wins)")
@@ -169,6 +172,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return err
 	}
 
+	if err := checkRunOutputs(st, w.spec, len(variants), targets, f); err != nil {
+		return err
+	}
+
 	sweepLeftovers(st)
 
 	if path := st.Getenv("MONGOBENCH_CPUPROFILE"); path != "" {
@@ -212,13 +219,13 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	out := resultsPath(f.out, w.spec.Name, res.StartedAt)
 	st.setStep("writing the results to %s", out)
 
-	if err := result.WriteFile(out, res); err != nil {
-		return failed("writing results: %v", err)
+	if err := writeResults(st, out, res); err != nil {
+		return err
 	}
 
-	printSummary(st.Stdout, res)
-	printFindings(st.Stdout, res.Findings)
-	fmt.Fprintf(st.Stderr, "Results written to %s\n", out)
+	printSummary(tableWriter(st, f), res)
+	printFindings(tableWriter(st, f), res.Findings)
+	resultsWritten(st, out)
 
 	if err := writeRunReport(st, f, out, res); err != nil {
 		return err
@@ -242,7 +249,7 @@ func writeRunReport(st *State, f *runFlags, out string, res *result.Result) erro
 		return nil
 	}
 
-	html := strings.TrimSuffix(out, filepath.Ext(out)) + ".html"
+	html := reportPathFor(out)
 	opts := report.Options{Sources: []string{out}, Generated: st.Now()}
 
 	if err := opts.WriteFile(html, []*result.Result{res}); err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -598,8 +599,9 @@ func TestVersion(t *testing.T) {
 			t.Errorf("%q: exit code %d, want %d\nstderr:\n%s", args, code, ExitOK, stderr)
 		}
 
-		if !strings.HasPrefix(stdout, "mongobench ") || strings.Count(stdout, "\n") != 1 {
-			t.Errorf("%q: stdout %q, want one line starting with \"mongobench \"", args, stdout)
+		if !strings.HasPrefix(stdout, "mongobench ") || !strings.Contains(stdout, "\ngo:       "+runtime.Version()+" ") ||
+			!strings.Contains(stdout, "\ncommit:   ") || !strings.Contains(stdout, "\nferretdb: v1.") {
+			t.Errorf("%q: stdout %q, want the mongobench, commit, go and ferretdb lines", args, stdout)
 		}
 	}
 }

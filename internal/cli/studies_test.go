@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mongobench/mongobench/internal/workload"
 )
 
 // studiesDir holds the study library's workloads (docs/studies describes
@@ -126,8 +128,13 @@ func TestStudiesSmoke(t *testing.T) {
 
 			out := filepath.Join(dir, "results.json")
 
-			code, stdout, stderr := runMain(t, "run", path, "--out", out, "--duration", "1s",
-				"--no-explain", "--server-stats-interval", "0", "--quiet")
+			args := []string{"run", path, "--out", out, "--no-explain", "--server-stats-interval", "0", "--quiet"}
+			if hasTimedPhase(t, path) {
+				// --duration is refused where no phase is timed by one.
+				args = append(args, "--duration", "1s")
+			}
+
+			code, stdout, stderr := runMain(t, args...)
 			if code != 0 {
 				t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
@@ -139,4 +146,24 @@ func TestStudiesSmoke(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasTimedPhase reports whether a phase of the workload at path is timed by
+// a duration, so that --duration applies to it.
+func hasTimedPhase(t *testing.T, path string) bool {
+	t.Helper()
+
+	spec, errs := workload.ReadFile(path)
+	if len(errs) > 0 {
+		t.Fatalf("%s: %v", path, errs)
+	}
+
+	phases, _ := spec.PhaseList()
+	for _, p := range phases {
+		if p.Duration > 0 {
+			return true
+		}
+	}
+
+	return false
 }

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )

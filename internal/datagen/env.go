@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )

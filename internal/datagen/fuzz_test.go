@@ -3,7 +3,7 @@ package datagen
 import (
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // FuzzCompile compiles arbitrary YAML, which must never panic, and neither

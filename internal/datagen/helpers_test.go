@@ -3,7 +3,7 @@ package datagen
 import (
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // parseYAML returns the document node of src.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/mongobench/mongobench/internal/atomicfile"
 	"github.com/mongobench/mongobench/internal/inputfile"
@@ -24,8 +23,18 @@ import (
 // password reaches the file whatever field it got into; a zero
 // SchemaVersion is written as SchemaVersion. r itself is not modified.
 func WriteFile(path string, r *Result) error {
+	data, err := Marshal(r)
+	if err != nil {
+		return fmt.Errorf("write results file %s: %w", path, err)
+	}
+	return atomicfile.WriteBytes(path, data)
+}
+
+// Marshal returns the content WriteFile writes, for callers that send the
+// results elsewhere (standard output with `run -o -`).
+func Marshal(r *Result) ([]byte, error) {
 	if r == nil {
-		return fmt.Errorf("write results file %s: nil result", path)
+		return nil, errors.New("nil result")
 	}
 	out := *r
 	switch out.SchemaVersion {
@@ -33,30 +42,26 @@ func WriteFile(path string, r *Result) error {
 		out.SchemaVersion = SchemaVersion
 	case SchemaVersion:
 	default:
-		return fmt.Errorf("write results file %s: schema_version %d, this mongobench writes only version %d",
-			path, out.SchemaVersion, SchemaVersion)
+		return nil, fmt.Errorf("schema_version %d, this mongobench writes only version %d",
+			out.SchemaVersion, SchemaVersion)
 	}
 	out.Target.URI = redact.URI(out.Target.URI)
 
 	raw, err := json.Marshal(&out)
 	if err != nil {
-		return fmt.Errorf("write results file %s: %w", path, err)
+		return nil, err
 	}
 	clean, err := sanitizeJSON(raw)
 	if err != nil {
-		return fmt.Errorf("write results file %s: %w", path, err)
+		return nil, err
 	}
 	var indented, buf bytes.Buffer
 	if err := json.Indent(&indented, clean, "", "  "); err != nil {
-		return fmt.Errorf("write results file %s: %w", path, err)
+		return nil, err
 	}
 	json.HTMLEscape(&buf, indented.Bytes()) // as json.Marshal writes strings
 	buf.WriteByte('\n')
-	data := buf.Bytes()
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	return buf.Bytes(), nil
 }
 
 // ReadFile reads and parses a results file. It rejects files without a

@@ -2,11 +2,12 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
@@ -26,7 +27,7 @@ var (
 // duplicate keys and wrong scalar types are errors, and it keeps going after
 // an error so that a user sees all problems of a file at once.
 //
-// yaml.v3's own decoder is not used because its messages carry no column and
+// The YAML library's own decoder is not used because its messages carry no column and
 // no field path, and its KnownFields mode stops at the first problem.
 type decoder struct {
 	nodes map[string]*yaml.Node
@@ -117,6 +118,13 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		var f float64
 		if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") || n.Decode(&f) != nil {
 			d.errorf(n, path, "must be a number, not %s", describe(n))
+			return
+		}
+
+		// NaN and infinities pass no comparison a rule makes, and cannot
+		// be written to the results file (JSON has no such numbers).
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			d.errorf(n, path, "must be a finite number, not %s", n.Value)
 			return
 		}
 
@@ -223,7 +231,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 }
 
 // structFields maps yaml tag names to field index paths; fields tagged
-// ",inline" contribute their own fields, as in yaml.v3.
+// ",inline" contribute their own fields, as in the YAML library.
 func structFields(t reflect.Type) map[string][]int {
 	m := make(map[string][]int, t.NumField())
 

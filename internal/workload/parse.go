@@ -1,15 +1,16 @@
 package workload
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"regexp"
-	"strconv"
+	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/mongobench/mongobench/internal/inputfile"
 	"github.com/mongobench/mongobench/internal/yamlpos"
@@ -77,23 +78,15 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// yamlLine extracts the line number from yaml.v3 syntax errors, which carry
-// it only in their text ("yaml: line 3: ...").
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // Parse parses and validates a workload file's content. file is used in
 // messages only.
 func Parse(file string, data []byte) (*Spec, []error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, []error{syntaxError(file, err)}
+	doc, err := readDocument(file, data)
+	if err != nil {
+		return nil, []error{err}
 	}
 
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, []error{&yamlpos.Error{File: file, Msg: "file is empty; a workload needs at least name, database and operations"}}
-	}
-
-	s, errs := parseRoot(file, data, doc.Content[0])
+	s, errs := parseRoot(file, data, doc)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -106,18 +99,106 @@ func Parse(file string, data []byte) (*Spec, []error) {
 	return s, nil
 }
 
-func syntaxError(file string, err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		err = errors.New(te.Errors[0])
+// readDocument returns the root node of the file's only YAML document. A
+// second document ("---") is an error rather than silently ignored: a user
+// who appends a variant of the workload that way would otherwise run the
+// first one and never know.
+func readDocument(file string, data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+
+	var doc yaml.Node
+
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) || (err == nil && (len(doc.Content) == 0 || isNull(doc.Content[0]))) {
+		return nil, &yamlpos.Error{File: file, Line: 1, Msg: "file is empty; a workload needs at least name, database and operations"}
 	}
 
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &yamlpos.Error{File: file, Line: line, Msg: "invalid YAML: " + m[2]}
+	if err != nil {
+		return nil, syntaxError(file, data, err)
 	}
 
-	return &yamlpos.Error{File: file, Msg: "invalid YAML: " + err.Error()}
+	if deep := tooDeep(doc.Content[0], 0); deep != nil {
+		return nil, &yamlpos.Error{File: file, Line: deep.Line, Column: deep.Column,
+			Msg: fmt.Sprintf("nested more than %d levels deep; no workload needs that (MongoDB stores at most %d levels)", maxFileDepth, maxTemplateDepth)}
+	}
+
+	var extra yaml.Node
+
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+		return doc.Content[0], nil
+	case err != nil:
+		return nil, syntaxError(file, data, err)
+	default:
+		e := yamlpos.At(&extra, "", "a second YAML document starts here; a workload file holds exactly one (remove the \"---\" line, or put each workload in its own file)")
+		e.File = file
+
+		return nil, e
+	}
+}
+
+// maxFileDepth bounds the nesting of mappings and lists in a workload file:
+// templates may nest maxTemplateDepth levels, and the file's own structure
+// (variants, operations, fields) adds a few.
+const maxFileDepth = maxTemplateDepth + 20
+
+// tooDeep returns the first node nested deeper than maxFileDepth, or nil.
+// Aliases are not followed: an alias cycle is reported where it is used.
+func tooDeep(n *yaml.Node, depth int) *yaml.Node {
+	if depth > maxFileDepth {
+		return n
+	}
+
+	for _, c := range n.Content {
+		if deep := tooDeep(c, depth+1); deep != nil {
+			return deep
+		}
+	}
+
+	return nil
+}
+
+// syntaxError positions a YAML syntax error. When the parser names the
+// construct it was reading (an unclosed "[" or quote), the error points at
+// where that construct starts, which is where the fix is, and says where the
+// parser gave up.
+func syntaxError(file string, data []byte, err error) error {
+	var le *yaml.LoadError
+	if !errors.As(err, &le) {
+		var les *yaml.LoadErrors
+		if errors.As(err, &les) && len(les.Errors) > 0 {
+			le = les.Errors[0]
+		}
+	}
+
+	if le == nil {
+		return &yamlpos.Error{File: file, Msg: "invalid YAML: " + firstLine(err.Error())}
+	}
+
+	e := &yamlpos.Error{File: file, Line: le.Mark.Line, Column: le.Mark.Column, Msg: "invalid YAML: " + le.Message}
+
+	// The reader (bad encoding, control characters) gives only the byte
+	// offset.
+	if e.Line == 0 && le.Mark.Index >= 0 && le.Mark.Index <= len(data) {
+		before := data[:le.Mark.Index]
+		e.Line = 1 + bytes.Count(before, []byte("\n"))
+		e.Column = 1 + len(before) - (bytes.LastIndexByte(before, '\n') + 1)
+	}
+
+	ctx := le.ContextMark
+	if ctx.Line > 0 && le.ContextMsg != "" && (ctx.Line != le.Mark.Line || ctx.Column != le.Mark.Column) {
+		e.Line, e.Column = ctx.Line, ctx.Column
+		e.Msg = fmt.Sprintf("invalid YAML: %s %s that starts here (the parser gave up at line %d, column %d)",
+			le.Message, le.ContextMsg, le.Mark.Line, le.Mark.Column)
+	}
+
+	return e
+}
+
+// firstLine keeps messages to one line.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // applyDefaults fills what the file leaves out. It runs before Validate so

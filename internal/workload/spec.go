@@ -5,7 +5,7 @@
 package workload
 
 import (
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // Spec is a parsed workload file.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
@@ -134,6 +134,8 @@ func (s *Spec) Validate() []error {
 	v.phases(ops, collections)
 	v.budget()
 	v.comparison()
+	v.documents()
+	v.zeroRates()
 
 	yamlpos.Sort(v.errs)
 

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -119,11 +120,29 @@ func TestValidationMessages(t *testing.T) {
 		},
 		"syntax error has a line": {
 			yaml: "name: [unclosed\n",
-			want: []string{"w.yaml:1: invalid YAML:"},
+			want: []string{"w.yaml:1:7: invalid YAML:"},
+		},
+		// The unclosed "[" is on line 3; the parser notices only at the end
+		// of the file, and the message points at the bracket.
+		"unclosed flow sequence points at its start": {
+			yaml: "name: x\ndatabase: d\noperations: [\n  {op: find}\n",
+			want: []string{"w.yaml:3:13: invalid YAML: did not find expected ',' or ']'", "gave up at line 5, column 1"},
+		},
+		"unclosed quote points at its start": {
+			yaml: "name: x\ndatabase: \"d\n",
+			want: []string{"w.yaml:2:11: invalid YAML:", "quoted scalar"},
+		},
+		"second document": {
+			yaml: base + "---\nname: other\n",
+			want: []string{"w.yaml:" + strconv.Itoa(strings.Count(base, "\n")+1) + ":1: a second YAML document starts here"},
+		},
+		"only a document marker": {
+			yaml: "---\n",
+			want: []string{"w.yaml:1: file is empty"},
 		},
 		"empty file": {
 			yaml: "",
-			want: []string{"w.yaml: file is empty"},
+			want: []string{"w.yaml:1: file is empty"},
 		},
 		"j needs acknowledged writes": {
 			yaml: base + "    write_concern: {w: 0, j: true}\n",

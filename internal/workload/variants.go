@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"slices"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
