@@ -171,6 +171,7 @@ func (o *Outcome) Close() {
 // bad-input code. Every other error of Run is a failed run.
 type InputError struct{ msg string }
 
+// Error returns the message, ready to print.
 func (e *InputError) Error() string { return e.msg }
 
 func badInput(format string, args ...any) error {
