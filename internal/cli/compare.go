@@ -4,28 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/mongobench/mongobench/internal/units"
 
 	"github.com/mongobench/mongobench/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/result"
-	vd "github.com/mongobench/mongobench/internal/verdict"
 )
-
-// compareAlpha is the significance level of `mongobench compare`.
-const compareAlpha = vd.DefaultAlpha
-
-// compareOptions compare the intervals of separate runs: independent
-// samples, called intervals in verdicts.
-var compareOptions = vd.Options{Alpha: compareAlpha, Design: vd.Unpaired, Unit: "interval"}
 
 // compareFlags are the options of `mongobench compare`.
 type compareFlags struct {
@@ -83,114 +71,11 @@ results file that cannot be read or compared.`,
 	return c
 }
 
-// compareMetric is a metric compared by `mongobench compare`.
-type compareMetric struct {
-	name string
-	dir  vd.Direction
-	// latency metrics have no value in an interval without a success.
-	latency bool
-	get     func(o *result.Operation) float64
-}
-
-var compareMetrics = []compareMetric{
-	{"throughput", vd.HigherIsBetter, false, func(o *result.Operation) float64 { return o.OpsPerSec }},
-	{"mean", vd.LowerIsBetter, true, func(o *result.Operation) float64 { return o.LatencyUS.Mean }},
-	{"p50", vd.LowerIsBetter, true, func(o *result.Operation) float64 { return o.LatencyUS.P50 }},
-	{"p90", vd.LowerIsBetter, true, func(o *result.Operation) float64 { return o.LatencyUS.P90 }},
-	{"p99", vd.LowerIsBetter, true, func(o *result.Operation) float64 { return o.LatencyUS.P99 }},
-}
-
-func compareMetricNamed(name string) (compareMetric, bool) {
-	for _, m := range compareMetrics {
-		if m.name == name {
-			return m, true
-		}
-	}
-
-	return compareMetric{}, false
-}
-
-// compareGate is one parsed --fail-if expression.
-type compareGate struct {
-	expr      string
-	metric    compareMetric
-	up        bool    // "+": fail on an increase; "-": on a decrease
-	pct       float64 // threshold in percent, ≥ 0
-	operation string  // "" for every operation
-}
-
-var compareGateRe = regexp.MustCompile(`^\s*([A-Za-z0-9]+)\s*([+-])\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*%(?:\s+(\S+))?\s*$`)
-
-// parseCompareGate parses a --fail-if expression such as "p99 +10%" or
-// "throughput -5% find_by_id".
-func parseCompareGate(expr string) (compareGate, error) {
-	var names []string
-	for _, m := range compareMetrics {
-		names = append(names, m.name)
-	}
-
-	usage := fmt.Sprintf("want METRIC +N%% or METRIC -N%%, optionally followed by an operation name, with METRIC one of %s",
-		strings.Join(names, ", "))
-
-	m := compareGateRe.FindStringSubmatch(expr)
-	if m == nil {
-		return compareGate{}, fmt.Errorf("bad --fail-if %q: %s", expr, usage)
-	}
-
-	metric, ok := compareMetricNamed(strings.ToLower(m[1]))
-	if !ok {
-		return compareGate{}, fmt.Errorf("bad --fail-if %q: unknown metric %q; %s", expr, m[1], usage)
-	}
-
-	pct, err := strconv.ParseFloat(m[3], 64)
-	if err != nil || math.IsInf(pct, 0) {
-		return compareGate{}, fmt.Errorf("bad --fail-if %q: bad percentage %q", expr, m[3])
-	}
-
-	return compareGate{expr: strings.TrimSpace(expr), metric: metric, up: m[2] == "+", pct: pct, operation: m[4]}, nil
-}
-
-// compareFile is one results file being compared.
-type compareFile struct {
-	label string // A, B, … (A is the baseline)
-	path  string
-	res   *result.Result
-	phase *result.Phase
-}
-
-// compareLabel is the short name of the i'th file: A to Z, then F27, F28 and so on.
-func compareLabel(i int) string {
-	if i < 26 {
-		return string(rune('A' + i))
-	}
-
-	return "F" + strconv.Itoa(i+1)
-}
-
-// compareCell is one metric of one operation in one file.
-type compareCell struct {
-	median  float64
-	verdict *vd.Verdict // nil for the baseline and when absent
-	text    string      // the verdict column
-}
-
-// compareRow is one metric of one operation, across the files.
-type compareRow struct {
-	metric compareMetric
-	cells  []compareCell // one per file
-}
-
-// compareOp is the comparison of one operation.
-type compareOp struct {
-	name string
-	rows []compareRow
-}
-
 func runCompare(st *State, paths []string, f *compareFlags) error {
-	gates := make([]compareGate, 0, len(f.failIf))
+	gates := make([]analysis.Gate, 0, len(f.failIf))
 
 	for _, expr := range f.failIf {
-		g, err := parseCompareGate(expr)
+		g, err := analysis.ParseGate(expr)
 		if err != nil {
 			return badInput("%v", err)
 		}
@@ -206,21 +91,13 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		return err
 	}
 
-	ops := compareOperations(files)
+	ops := analysis.CompareOperations(files)
 
-	known := map[string]bool{}
-	for _, op := range ops {
-		known[op.name] = true
+	if err := analysis.CheckOperations(gates, ops); err != nil {
+		return badInput("%v", err)
 	}
 
-	for _, g := range gates {
-		if g.operation != "" && !known[g.operation] {
-			return badInput("bad --fail-if %q: no operation %q in the files' main phases (they have %s)",
-				g.expr, g.operation, strings.Join(compareOpNames(ops), ", "))
-		}
-	}
-
-	checks, failures := checkCompareGates(files, ops, gates)
+	checks, failures := analysis.CheckGates(files, ops, gates)
 
 	writeCompareText(st.Stdout, files, ops)
 
@@ -246,8 +123,8 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 // readCompareFiles reads every results file, printing each one that cannot
 // be read or compared, and warns about files that look inconsistent or
 // incomparable.
-func readCompareFiles(ctx context.Context, st *State, paths []string) ([]*compareFile, error) {
-	files := make([]*compareFile, 0, len(paths))
+func readCompareFiles(ctx context.Context, st *State, paths []string) ([]*analysis.File, error) {
+	files := make([]*analysis.File, 0, len(paths))
 	bad := 0
 
 	for _, path := range paths {
@@ -257,9 +134,9 @@ func readCompareFiles(ctx context.Context, st *State, paths []string) ([]*compar
 		}
 
 		if err == nil && res.Kind() == result.KindMatrix {
-			var cells []*compareFile
+			var cells []*analysis.File
 
-			if cells, err = matrixCells(path, res, func(i int) string { return compareLabel(len(files) + i) }); err == nil {
+			if cells, err = analysis.MatrixCells(path, res, func(i int) string { return analysis.Label(len(files) + i) }); err == nil {
 				files = append(files, cells...)
 				continue
 			}
@@ -286,7 +163,7 @@ func readCompareFiles(ctx context.Context, st *State, paths []string) ([]*compar
 			continue
 		}
 
-		files = append(files, &compareFile{label: compareLabel(len(files)), path: path, res: res, phase: res.MainPhase()})
+		files = append(files, &analysis.File{Label: analysis.Label(len(files)), Path: path, Res: res, Phase: res.MainPhase()})
 	}
 
 	if bad > 0 {
@@ -294,199 +171,36 @@ func readCompareFiles(ctx context.Context, st *State, paths []string) ([]*compar
 	}
 
 	for _, cf := range files {
-		if errs := cf.res.Check(); len(errs) > 0 {
+		if errs := cf.Res.Check(); len(errs) > 0 {
 			fmt.Fprintf(st.Stderr, "Warning: %s (%s) is inconsistent (%d problems), compared anyway; first: %v\n",
-				cf.label, cf.path, len(errs), errs[0])
+				cf.Label, cf.Path, len(errs), errs[0])
 		}
 
-		if cf.res.Status != result.StatusCompleted {
-			fmt.Fprintf(st.Stderr, "Warning: %s (%s) is from a run that was %s\n", cf.label, cf.path, cf.res.Status)
+		if cf.Res.Status != result.StatusCompleted {
+			fmt.Fprintf(st.Stderr, "Warning: %s (%s) is from a run that was %s\n", cf.Label, cf.Path, cf.Res.Status)
 		}
 
-		if name, base := cf.res.Workload.Name, files[0].res.Workload.Name; name != base {
-			fmt.Fprintf(st.Stderr, "Warning: %s (%s) ran workload %q, the baseline %q\n", cf.label, cf.path, name, base)
+		if name, base := cf.Res.Workload.Name, files[0].Res.Workload.Name; name != base {
+			fmt.Fprintf(st.Stderr, "Warning: %s (%s) ran workload %q, the baseline %q\n", cf.Label, cf.Path, name, base)
 		}
 	}
 
 	return files, nil
 }
 
-// compareOperations compares every operation of the files' main phases, in
-// the order they first appear.
-func compareOperations(files []*compareFile) []compareOp {
-	var names []string
-
-	seen := map[string]bool{}
-
-	for _, cf := range files {
-		for _, o := range cf.phase.Operations {
-			if !seen[o.Name] {
-				seen[o.Name] = true
-				names = append(names, o.Name)
-			}
-		}
-	}
-
-	out := make([]compareOp, 0, len(names))
-
-	for _, name := range names {
-		op := compareOp{name: name}
-
-		for _, m := range compareMetrics {
-			op.rows = append(op.rows, compareMetricRow(files, name, m))
-		}
-
-		out = append(out, op)
-	}
-
-	return out
-}
-
-// compareSamples are a file's samples of one operation's metric: one per
-// interval of the main phase (compared unpaired: the k-th interval of one
-// run has nothing to do with the k-th of another). Latency metrics skip
-// intervals without a successful operation, which measured no latency.
-func compareSamples(cf *compareFile, op string, m compareMetric) []vd.Sample {
-	var out []vd.Sample
-
-	for i := range cf.phase.Intervals {
-		iv := &cf.phase.Intervals[i]
-
-		for j := range iv.Operations {
-			o := &iv.Operations[j]
-			if o.Name != op || (m.latency && o.Count == 0) {
-				continue
-			}
-
-			out = append(out, vd.Sample{Variant: cf.label, Round: i, Value: m.get(o)})
-		}
-	}
-
-	return out
-}
-
-func compareMetricRow(files []*compareFile, op string, m compareMetric) compareRow {
-	var samples []vd.Sample
-	for _, cf := range files {
-		samples = append(samples, compareSamples(cf, op, m)...)
-	}
-
-	byLabel := map[string]vd.Verdict{}
-	for _, v := range vd.CompareTo(samples, files[0].label, m.dir, compareOptions) {
-		byLabel[v.Variant] = v
-	}
-
-	row := compareRow{metric: m, cells: make([]compareCell, len(files))}
-	_, haveBase := byLabel[files[0].label]
-
-	for i, cf := range files {
-		v, ok := byLabel[cf.label]
-
-		switch {
-		case !ok:
-			row.cells[i] = compareCell{median: math.NaN(), text: "no data"}
-		case i == 0:
-			row.cells[i] = compareCell{median: v.Median}
-		case !haveBase:
-			row.cells[i] = compareCell{median: v.Median, text: "no baseline data"}
-		default:
-			row.cells[i] = compareCell{median: v.Median, verdict: &v, text: v.Text}
-		}
-	}
-
-	return row
-}
-
-func compareOpNames(ops []compareOp) []string {
-	names := make([]string, len(ops))
-	for i, op := range ops {
-		names[i] = op.name
-	}
-
-	return names
-}
-
-// compareValue formats a metric's value: ops/s, or a latency in µs.
-func compareValue(m compareMetric, v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "—"
-	case !m.latency && v >= 100:
-		return fmt.Sprintf("%.0f ops/s", v)
-	case !m.latency:
-		return fmt.Sprintf("%.3g ops/s", v)
-	default:
-		return units.Micros(v)
-	}
-}
-
-// compareHeader is the column header of an operation's table.
-func compareHeader(files []*compareFile) []string {
-	h := []string{"metric", files[0].label + " (baseline)"}
-	for _, cf := range files[1:] {
-		h = append(h, cf.label, cf.label+" vs "+files[0].label)
-	}
-
-	return h
-}
-
-// compareNumberColumn reports whether column i of a table holds values
-// (right-aligned) rather than words: the baseline and every other file's
-// value, not the metric or verdict columns.
-func compareNumberColumn(i int) bool {
-	return i == 1 || (i >= 2 && i%2 == 0)
-}
-
-// compareTableRows are the rows of an operation's table.
-func compareTableRows(files []*compareFile, op compareOp) [][]string {
-	var rows [][]string
-
-	for _, r := range op.rows {
-		row := []string{r.metric.name, compareValue(r.metric, r.cells[0].median)}
-		for i := 1; i < len(files); i++ {
-			row = append(row, compareValue(r.metric, r.cells[i].median), r.cells[i].text)
-		}
-
-		rows = append(rows, row)
-	}
-
-	return rows
-}
-
-// compareNote explains how the numbers were formed.
-func compareNote(files []*compareFile) string {
-	return fmt.Sprintf(`Values are medians over the intervals of each file's main phase. Verdicts compare
-each file's intervals with %s's: the ratio (Hodges-Lehmann) with its %g%%
-confidence interval from the Mann-Whitney U test; a difference when the interval
-excludes 1, inconclusive below %d intervals a side. Intervals within a run are
-not independent, so confidence intervals are optimistic (too narrow): repeat
-runs before trusting a small difference.`, files[0].label, 100*(1-compareAlpha), vd.MinSamples(vd.Unpaired, compareAlpha))
-}
-
-func compareLegend(cf *compareFile, baseline bool) string {
-	s := fmt.Sprintf("%s  %s  (workload %q, phase %q, %d intervals, started %s)",
-		cf.label, cf.path, cf.res.Workload.Name, cf.phase.Name, len(cf.phase.Intervals),
-		cf.res.StartedAt.UTC().Format("2006-01-02 15:04:05Z"))
-	if baseline {
-		s += "  baseline"
-	}
-
-	return s
-}
-
 // writeCompareText prints the comparison as plain-text tables.
-func writeCompareText(w io.Writer, files []*compareFile, ops []compareOp) {
+func writeCompareText(w io.Writer, files []*analysis.File, ops []analysis.CompareOp) {
 	fmt.Fprintln(w, "Results files:")
 
 	for i, cf := range files {
-		fmt.Fprintf(w, "  %s\n", compareLegend(cf, i == 0))
+		fmt.Fprintf(w, "  %s\n", analysis.Legend(cf, i == 0))
 	}
 
 	for _, op := range ops {
-		fmt.Fprintf(w, "\n%s\n", op.name)
+		t := analysis.CompareTable(files, op)
+		fmt.Fprintf(w, "\n%s\n", t.Title)
 
-		header := compareHeader(files)
-		rows := compareTableRows(files, op)
+		header, rows := t.Header, t.TextRows()
 		widths := make([]int, len(header))
 
 		for _, r := range append([][]string{header}, rows...) {
@@ -505,7 +219,7 @@ func writeCompareText(w io.Writer, files []*compareFile, ops []compareOp) {
 
 				b.WriteString(" ")
 
-				if compareNumberColumn(i) {
+				if t.Numeric[i] {
 					b.WriteString(strings.Repeat(" ", pad) + c)
 				} else {
 					b.WriteString(c + strings.Repeat(" ", pad))
@@ -518,11 +232,11 @@ func writeCompareText(w io.Writer, files []*compareFile, ops []compareOp) {
 		}
 	}
 
-	fmt.Fprintf(w, "\n%s\n", compareNote(files))
+	fmt.Fprintf(w, "\n%s\n", analysis.CompareNote(files))
 }
 
 // compareMarkdown renders the comparison as Markdown.
-func compareMarkdown(files []*compareFile, ops []compareOp, checks []string) string {
+func compareMarkdown(files []*analysis.File, ops []analysis.CompareOp, checks []string) string {
 	var b strings.Builder
 
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
@@ -530,13 +244,14 @@ func compareMarkdown(files []*compareFile, ops []compareOp, checks []string) str
 	b.WriteString("# mongobench compare\n\n")
 
 	for i, cf := range files {
-		fmt.Fprintf(&b, "- %s\n", cell(strings.ReplaceAll(compareLegend(cf, i == 0), "  ", " ")))
+		fmt.Fprintf(&b, "- %s\n", cell(strings.ReplaceAll(analysis.Legend(cf, i == 0), "  ", " ")))
 	}
 
 	for _, op := range ops {
-		fmt.Fprintf(&b, "\n## %s\n\n", cell(op.name))
+		t := analysis.CompareTable(files, op)
+		fmt.Fprintf(&b, "\n## %s\n\n", cell(t.Title))
 
-		header := compareHeader(files)
+		header := t.Header
 		b.WriteString("|")
 
 		for _, h := range header {
@@ -546,7 +261,7 @@ func compareMarkdown(files []*compareFile, ops []compareOp, checks []string) str
 		b.WriteString("\n|")
 
 		for i := range header {
-			if compareNumberColumn(i) {
+			if t.Numeric[i] {
 				b.WriteString(" ---: |")
 			} else {
 				b.WriteString(" --- |")
@@ -555,7 +270,7 @@ func compareMarkdown(files []*compareFile, ops []compareOp, checks []string) str
 
 		b.WriteString("\n")
 
-		for _, r := range compareTableRows(files, op) {
+		for _, r := range t.TextRows() {
 			b.WriteString("|")
 
 			for _, c := range r {
@@ -566,7 +281,7 @@ func compareMarkdown(files []*compareFile, ops []compareOp, checks []string) str
 		}
 	}
 
-	b.WriteString("\n" + strings.ReplaceAll(compareNote(files), "\n", " ") + "\n")
+	b.WriteString("\n" + strings.ReplaceAll(analysis.CompareNote(files), "\n", " ") + "\n")
 
 	if len(checks) > 0 {
 		b.WriteString("\n## Checks\n\n")
@@ -580,84 +295,6 @@ func compareMarkdown(files []*compareFile, ops []compareOp, checks []string) str
 }
 
 // writeCompareMarkdown writes the Markdown comparison to path atomically.
-func writeCompareMarkdown(path string, files []*compareFile, ops []compareOp, checks []string) error {
+func writeCompareMarkdown(path string, files []*analysis.File, ops []analysis.CompareOp, checks []string) error {
 	return atomicfile.WriteBytes(path, []byte(compareMarkdown(files, ops, checks)))
-}
-
-// checkCompareGates evaluates the --fail-if expressions. It returns a line
-// per failure, per comparison too weak to judge and per passed expression,
-// and the number of failures.
-func checkCompareGates(files []*compareFile, ops []compareOp, gates []compareGate) (lines []string, failures int) {
-	for _, g := range gates {
-		fails := 0
-
-		for _, op := range ops {
-			if g.operation != "" && op.name != g.operation {
-				continue
-			}
-
-			var row *compareRow
-
-			for i := range op.rows {
-				if op.rows[i].metric.name == g.metric.name {
-					row = &op.rows[i]
-				}
-			}
-
-			for i := 1; row != nil && i < len(files); i++ {
-				c := row.cells[i]
-				if c.verdict == nil {
-					continue
-				}
-
-				v := c.verdict
-				if v.Kind == vd.Inconclusive {
-					lines = append(lines, fmt.Sprintf("Warning: --fail-if %q: %s, %s vs %s: %s; not judged",
-						g.expr, op.name, files[i].label, files[0].label, v.Text))
-
-					continue
-				}
-
-				// The relative change of the metric's own value: Ratio is
-				// worse/baseline, so value/baseline is Ratio for latencies
-				// and 1/Ratio for throughput.
-				rel := v.Ratio
-				if g.metric.dir == vd.HigherIsBetter {
-					rel = 1 / v.Ratio
-				}
-
-				change := 100 * (rel - 1)
-				significant := v.Kind == vd.Difference
-				exceeds := (g.up && change > g.pct) || (!g.up && change < -g.pct)
-
-				if !significant || !exceeds || math.IsNaN(change) {
-					continue
-				}
-
-				fails++
-
-				lines = append(lines, fmt.Sprintf("FAIL --fail-if %q: %s: %s (%s) %s %s → %s: %+.1f%%, %s (%s)",
-					g.expr, op.name, files[i].label, files[i].path, g.metric.name,
-					compareValue(g.metric, row.cells[0].median), compareValue(g.metric, c.median),
-					change, v.Text, compareP(v.P)))
-			}
-		}
-
-		if fails == 0 {
-			lines = append(lines, fmt.Sprintf("ok   --fail-if %q", g.expr))
-		}
-
-		failures += fails
-	}
-
-	return lines, failures
-}
-
-// compareP formats a p-value: "p=0.012", "p<0.001".
-func compareP(p float64) string {
-	if p < 0.001 {
-		return "p<0.001"
-	}
-
-	return "p=" + strconv.FormatFloat(p, 'f', 3, 64)
 }

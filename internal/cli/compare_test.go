@@ -431,18 +431,6 @@ func testCompareOutputExample(t *testing.T, fx *compareFixture) {
 	}
 }
 
-func TestParseCompareGate(t *testing.T) {
-	g, err := parseCompareGate("p99 +12.5% find_by_id")
-	if err != nil || g.metric.name != "p99" || !g.up || g.pct != 12.5 || g.operation != "find_by_id" {
-		t.Errorf("%+v %v", g, err)
-	}
-
-	g, err = parseCompareGate("throughput -5%")
-	if err != nil || g.metric.name != "throughput" || g.up || g.pct != 5 || g.operation != "" {
-		t.Errorf("%+v %v", g, err)
-	}
-}
-
 func testCompareTooFewIntervals(t *testing.T, _ *compareFixture) {
 	// Three intervals a side give no 95% interval: the verdict is
 	// inconclusive, and the gate does not fail but says it could not judge.

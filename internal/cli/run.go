@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/mongobench/mongobench/internal/errkind"
+	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/result"
@@ -159,20 +156,20 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return err
 	}
 
-	targets, err := targetSpecs(w.spec, f)
+	targets, err := targetSpecs(w.Spec, f)
 	if err != nil {
 		return err
 	}
 
 	if f.serverSelection == 0 {
-		f.serverSelection = w.spec.Run.ServerSelectionTimeout.D()
+		f.serverSelection = w.Spec.Run.ServerSelectionTimeout.D()
 	}
 
-	if err := expandTargetURIs(st, path, w.spec, targets, len(f.targets)); err != nil {
+	if err := expandTargetURIs(st, path, w.Spec, targets, len(f.targets)); err != nil {
 		return err
 	}
 
-	if err := checkRunOutputs(st, w.spec, len(variants), targets, f); err != nil {
+	if err := checkRunOutputs(st, w.Spec, len(variants), targets, f); err != nil {
 		return err
 	}
 
@@ -186,37 +183,39 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		defer stopProfile()
 	}
 
-	if len(variants) > 1 || len(targets) > 1 || trialRounds(w.spec, f, len(variants), len(targets)) > 1 {
-		return runMatrix(ctx, st, path, w.spec, variants, targets, f)
+	plan := &bench.Plan{
+		Path:     path,
+		Base:     w.Spec,
+		Variants: variants,
+		Targets:  targets,
+		Rounds:   trialRounds(w.Spec, f, len(variants), len(targets)),
+		Options: bench.Options{
+			URI:             f.uri,
+			ServerSelection: f.serverSelection,
+			AllowExisting:   f.allowExisting,
+			KeepDB:          f.keepDB,
+			NoExplain:       f.noExplain,
+			StatsInterval:   f.statsInterval,
+			Version:         Version(),
+		},
 	}
 
-	var tgt *openedTarget
-	if len(targets) == 1 {
-		tgt, err = openLaunched(ctx, st, targets[0], f.serverSelection)
-	} else {
-		tgt, err = openTarget(ctx, st, f)
-	}
-
+	outcome, err := bench.Run(ctx, plan, benchHooks(st, f))
 	if err != nil {
-		return err
+		return benchError(err)
 	}
-	defer tgt.close(st)
+	defer outcome.Close()
 
-	info, err := describe(ctx, st, tgt)
-	if err != nil {
-		return err
-	}
-
-	res, final, err := executeTrial(ctx, st, f, tgt, info, path, variants[0], trialOptions{evidence: true})
-	if err != nil {
-		return err
+	if plan.Matrix() {
+		return writeMatrixRun(ctx, st, w.Spec, f, outcome)
 	}
 
+	res := outcome.Result
 	if res, err = result.Sanitize(res); err != nil { // what is printed is what is saved
 		return failed("writing results: %v", err)
 	}
 
-	out := resultsPath(f.out, w.spec.Name, res.StartedAt)
+	out := resultsPath(f.out, w.Spec.Name, res.StartedAt)
 	st.setStep("writing the results to %s", out)
 
 	if err := writeResults(st, out, res); err != nil {
@@ -231,7 +230,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return err
 	}
 
-	return exitVerdict(st, variants[0].spec, final, res, tgt.uri)
+	return exitVerdict(st, variants[0].Spec, outcome, res)
 }
 
 // resultsPath is --out, or results/<workload>-<UTC timestamp>.json.
@@ -261,31 +260,6 @@ func writeRunReport(st *State, f *runFlags, out string, res *result.Result) erro
 	return nil
 }
 
-// describe asks the server what it is and prints it with its caveats.
-func describe(ctx context.Context, st *State, tgt *openedTarget) (target.ServerInfo, error) {
-	info, err := target.Describe(ctx, tgt.client)
-	if err != nil {
-		return info, failed("asking the server who it is: %s", redact.Error(err, tgt.uri))
-	}
-
-	if tgt.embedded != nil {
-		info = tgt.embedded.Annotate(info)
-	}
-
-	if tgt.launched != nil {
-		info = tgt.launched.Annotate(info)
-	}
-
-	// Printed even with --quiet: they say what the numbers describe.
-	fmt.Fprintf(st.Stderr, "Server: %s\n", info.Summary())
-
-	for _, n := range info.Notes() {
-		fmt.Fprintf(st.Stderr, "Note: %s\n", n)
-	}
-
-	return info, nil
-}
-
 // applyOverrides applies the command line's overrides to every phase they
 // make sense for: concurrency to closed-loop workers, duration to phases
 // timed by a duration (a trial duration first, the flag over it).
@@ -313,126 +287,17 @@ func applyOverrides(spec *workload.Spec, f *runFlags) {
 	}
 }
 
-// trialOptions says what a trial gathers besides its measurements.
-type trialOptions struct {
-	// evidence samples server counters and explains the operations.
-	evidence bool
-}
-
-// executeTrial runs one variant on one target: claims and resets the
-// database, loads it, runs the phases and builds the result.
-func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget, info target.ServerInfo,
-	path string, w *compiled, opts trialOptions,
-) (*result.Result, *runner.PhaseResult, error) {
-	spec := w.spec
-	db := tgt.client.Database(spec.Database)
-
-	own, err := prepareDatabase(ctx, tgt.client, spec, f.allowExisting)
-	if err != nil {
-		return nil, nil, err
-	}
-
-	if !f.keepDB {
-		defer dropAfterRun(st, tgt, spec.Database, own)
-	}
-
-	// Sampling stops without a final sample when the run did not complete
-	// (its server may be unreachable): see stopSampling below.
-	sctx, stopSampling := context.WithCancel(ctx)
-	defer stopSampling()
-
-	var smp *sampling
-	if opts.evidence && f.statsInterval > 0 {
-		smp = startSampling(sctx, st, tgt, spec, f.statsInterval)
-	}
-
-	eng := &runner.Engine{
-		DB:         db,
-		Env:        w.env,
-		Observer:   newObserver(st, f.quiet),
-		Interval:   spec.Run.Interval.D(),
-		AbortAfter: spec.Run.AbortAfter.D(),
-		Timeout:    spec.Run.Timeout.D(),
-
-		Unreachable: tgt.selection,
-	}
-	defer closeObserver(eng.Observer)
-
-	rb := newResultBuilder(st, path, spec, tgt, info)
-
-	var final *runner.PhaseResult
-
-	for _, l := range w.loads {
-		smp.setPhase(l.Name())
-		st.setStep("waiting for the %s load's insert batches in flight (at most %d), then writing the results so far", l.Name(), l.Spec.Concurrency)
-		final = eng.Load(ctx, l)
-		rb.add(final, false)
-
-		if final.Status != runner.StatusCompleted {
-			break
-		}
-	}
-
-	phases, _ := spec.PhaseList()
-	for _, p := range phases {
-		if final != nil && final.Status != runner.StatusCompleted {
-			break
-		}
-
-		smp.setPhase(p.Name)
-		st.setStep("waiting for the operations in flight of phase %q (at most %d), then writing the results so far", p.Name, inFlightBound(p))
-		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.ops})
-		rb.add(final, !p.Measured())
-	}
-
-	st.setStep("gathering the results")
-
-	res := rb.build(final)
-	if final == nil || final.Status != runner.StatusCompleted {
-		stopSampling()
-	}
-
-	res.Server = smp.stop()
-
-	// An aborted run's server is unreachable or failing: explaining would
-	// only wait for it.
-	if opts.evidence && !f.noExplain && ctx.Err() == nil && final != nil && final.Status == runner.StatusCompleted {
-		res.Explain = explainOperations(ctx, db, w)
-	}
-
-	res.Findings = findings(res)
-
-	return res, final, nil
-}
-
-// inFlightBound is the most operations a phase's workers and background
-// jobs can have in flight at once, for the messages of an interrupt.
-func inFlightBound(p *workload.Phase) int {
-	n := p.Concurrency
-	if p.OpenLoop() {
-		n = p.MaxInFlight
-	}
-
-	for _, s := range p.Stages {
-		n = max(n, s.Concurrency)
-	}
-
-	for _, b := range p.Background {
-		n += max(b.MaxInFlight, 1)
-	}
-
-	return n
-}
-
 // exitVerdict turns how the run ended into the exit code, with a message.
-func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res *result.Result, uri string) error {
+func exitVerdict(st *State, spec *workload.Spec, outcome *bench.Outcome, res *result.Result) error {
+	final := outcome.Final
+
 	switch final.Status {
 	case runner.StatusInterrupted:
 		return failed("run interrupted; results so far were written")
 	case runner.StatusAborted:
 		msg := fmt.Sprintf("run aborted: %s", final.Reason)
-		if final.FirstError != nil {
-			msg += "\nFirst error: " + redact.Error(final.FirstError, uri)
+		if outcome.FirstError != "" {
+			msg += "\nFirst error: " + outcome.FirstError
 		}
 
 		return failed("%s", msg)
@@ -465,8 +330,8 @@ func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res 
 			msg = fmt.Sprintf("all %d operations failed; no operation succeeded in the measured phases", bad)
 		}
 
-		if final.FirstError != nil {
-			msg += "\nFirst error: " + redact.Error(final.FirstError, uri)
+		if outcome.FirstError != "" {
+			msg += "\nFirst error: " + outcome.FirstError
 		}
 
 		return failed("%s", msg)
@@ -480,107 +345,14 @@ func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res 
 	if rate > spec.Run.MaxErrorRate {
 		msg := fmt.Sprintf("%d of %d operations failed (%.2f%%), above the workload's run.max_error_rate of %.2f%%",
 			bad, ok+bad, 100*rate, 100*spec.Run.MaxErrorRate)
-		if final.FirstError != nil {
-			msg += "\nFirst error: " + redact.Error(final.FirstError, uri)
+		if outcome.FirstError != "" {
+			msg += "\nFirst error: " + outcome.FirstError
 		}
 
 		return failed("%s", msg)
 	}
 
 	fmt.Fprintf(st.Stderr, "%d operations failed (%.2f%%), within run.max_error_rate\n", bad, 100*rate)
-
-	return nil
-}
-
-// cleanupTimeout bounds each clean-up step against the server after a run
-// (dropping the database, disconnecting), so that a dead server delays the
-// exit by seconds, not by the driver's timeouts.
-const cleanupTimeout = 3 * time.Second
-
-// dropAfterRun drops the database mongobench created for the run, or, in a
-// database it was only allowed to use, the collections it created there;
-// it gives up after cleanupTimeout.
-func dropAfterRun(st *State, tgt *openedTarget, db string, own target.Ownership) {
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-	defer cancel()
-
-	drop, what := target.Drop, fmt.Sprintf("drop database %q", db)
-	if !own.Owned {
-		what = fmt.Sprintf("remove mongobench's collections from database %q", db)
-		drop = func(ctx context.Context, client *mongo.Client, _ string, own target.Ownership) error {
-			return target.RemoveCollections(ctx, client, own)
-		}
-	}
-
-	st.setStep("%s", what)
-
-	if err := drop(ctx, tgt.client, db, own); err != nil {
-		msg := redact.Error(err, tgt.uri)
-		if ctx.Err() != nil || errkind.Of(err) == errkind.Network {
-			msg = fmt.Sprintf("gave up after %s: the server could not be reached", time.Since(start).Round(100*time.Millisecond))
-		}
-
-		fmt.Fprintf(st.Stderr, "Warning: could not %s after the run: %s\n", what, msg)
-	}
-}
-
-// prepareDatabase claims the workload's database and gives it a clean
-// slate, so that every run starts from the same state: a database
-// mongobench owns has its collections dropped; in a database it may only use
-// (--allow-existing-db), the collections an earlier run left are dropped and
-// the workload's are recorded as mongobench's. Then the collections and
-// indexes are created.
-func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.Spec, allowExisting bool) (target.Ownership, error) {
-	own, err := target.Claim(ctx, client, spec.Database, allowExisting)
-	if err != nil {
-		var noe *target.NotOwnedError
-		if errors.As(err, &noe) {
-			return own, badInput("%s", err)
-		}
-
-		return own, failed("claiming database %q: %v", spec.Database, err)
-	}
-
-	if own.Owned {
-		if err := target.Reset(ctx, client, spec.Database, own); err != nil {
-			return own, failed("resetting database %q: %v", spec.Database, err)
-		}
-	} else if err := claimCollections(ctx, client, spec, &own); err != nil {
-		return own, err
-	}
-
-	if err := createSchema(ctx, client.Database(spec.Database), spec); err != nil {
-		if !own.Owned {
-			_ = target.RemoveCollections(ctx, client, own)
-		}
-
-		return own, err
-	}
-
-	return own, nil
-}
-
-// claimCollections records, in a database the user allowed mongobench to use
-// (--allow-existing-db), the workload's collections as mongobench's, after
-// removing those an earlier run left; a collection of the same name that
-// mongobench did not create is bad input.
-func claimCollections(ctx context.Context, client *mongo.Client, spec *workload.Spec, own *target.Ownership) error {
-	names := make([]string, 0, len(spec.Collections))
-	for _, c := range spec.Collections {
-		names = append(names, c.Name)
-	}
-
-	err := target.ClaimCollections(ctx, client, own, names)
-
-	var cee *target.CollectionExistsError
-	if errors.As(err, &cee) {
-		return badInput("%s", err)
-	}
-
-	if err != nil {
-		return failed("preparing database %q: %v", spec.Database, err)
-	}
 
 	return nil
 }

@@ -1,6 +1,10 @@
-// Package cli implements mongobench's commands. All access to the operating
-// system (arguments, standard streams, environment, signals, exit) goes
-// through a State, so that commands run end to end in-process in tests.
+// Package cli implements mongobench's commands: it parses flags, shows
+// progress and messages, and prints what the other packages computed. A
+// benchmark is run by package bench and analysed by package analysis; cli
+// turns a workload and its flags into a bench.Plan and prints the result,
+// and talks to no server itself. All access to the operating system
+// (arguments, standard streams, environment, signals, exit) goes through a
+// State, so that commands run end to end in-process in tests.
 package cli
 
 import (

@@ -3,12 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/mongobench/mongobench/internal/units"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/result"
 )
 
@@ -213,31 +213,7 @@ func formatBytes(n int64) string {
 }
 
 // errorsCell lists error counts by kind, most frequent first.
-func errorsCell(errs map[string]int64) string {
-	if len(errs) == 0 {
-		return "0"
-	}
-
-	kinds := make([]string, 0, len(errs))
-	for k := range errs {
-		kinds = append(kinds, k)
-	}
-
-	sort.Slice(kinds, func(i, j int) bool {
-		if errs[kinds[i]] != errs[kinds[j]] {
-			return errs[kinds[i]] > errs[kinds[j]]
-		}
-
-		return kinds[i] < kinds[j]
-	})
-
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%s:%d", k, errs[k])
-	}
-
-	return strings.Join(parts, " ")
-}
+func errorsCell(errs map[string]int64) string { return analysis.ErrorCounts(errs) }
 
 // printDecodeCost shows the time per returned document of operations that
 // map documents, the figure a decode-mode comparison is about.

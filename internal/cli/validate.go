@@ -6,11 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/datagen"
-	"github.com/mongobench/mongobench/internal/op"
+	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/workload"
-	"github.com/mongobench/mongobench/internal/yamlpos"
 )
 
 func newValidateCommand(st *State) *cobra.Command {
@@ -54,23 +52,15 @@ It exits with code 2 if any file has a problem.`,
 	}
 }
 
-// compiled is a parsed workload with its templates compiled.
-type compiled struct {
-	spec  *workload.Spec
-	env   *datagen.Env
-	ops   []*op.Operation
-	loads []*op.Load
-}
-
 // loadWorkload reads, validates and compiles a workload file. seed, when not
 // nil, overrides the file's seed.
-func loadWorkload(path string, seed *int64) (*compiled, []error) {
+func loadWorkload(path string, seed *int64) (*bench.Compiled, []error) {
 	return readWorkload(context.Background(), path, seed)
 }
 
 // readWorkload is loadWorkload under a context, which an interrupt cancels:
 // reading a named pipe then stops at once.
-func readWorkload(ctx context.Context, path string, seed *int64) (*compiled, []error) {
+func readWorkload(ctx context.Context, path string, seed *int64) (*bench.Compiled, []error) {
 	spec, errs := workload.Read(ctx, path)
 	if len(errs) > 0 {
 		return nil, errs
@@ -80,25 +70,5 @@ func readWorkload(ctx context.Context, path string, seed *int64) (*compiled, []e
 		spec.Seed = *seed
 	}
 
-	return compileSpec(spec)
-}
-
-// compileSpec compiles a spec's templates and operations.
-func compileSpec(spec *workload.Spec) (*compiled, []error) {
-	env, errs := datagen.NewEnv(spec.Seed, spec.Vars.Node(), "vars")
-	if len(errs) > 0 {
-		return nil, yamlpos.WithFile(spec.File(), errs)
-	}
-
-	ops, errs := op.Compile(spec, env)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-
-	loads, errs := op.CompileLoad(spec, env)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-
-	return &compiled{spec: spec, env: env, ops: ops, loads: loads}, nil
+	return bench.Compile(spec)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/verdict"
 	"github.com/mongobench/mongobench/internal/wiretest"
@@ -58,7 +59,7 @@ func parseFloat(t *testing.T, s string) float64 {
 // TestDefaultRoundsGiveAnInterval keeps the default number of rounds of a
 // comparison at or above the least a confidence interval needs.
 func TestDefaultRoundsGiveAnInterval(t *testing.T) {
-	if need := verdict.MinSamples(verdict.Paired, matrixAlpha); workload.DefaultRounds < need {
+	if need := verdict.MinSamples(verdict.Paired, analysis.MatrixAlpha); workload.DefaultRounds < need {
 		t.Errorf("workload.DefaultRounds = %d, fewer than the %d rounds a 95%% CI needs", workload.DefaultRounds, need)
 	}
 
@@ -78,33 +79,6 @@ func TestDefaultRoundsGiveAnInterval(t *testing.T) {
 		spec.Run.Rounds, spec.Trials.Rounds = tc.run, tc.trials
 		if got := trialRounds(spec, &runFlags{rounds: tc.flag}, 1, map[bool]int{true: 2, false: 1}[tc.comparison]); got != tc.want {
 			t.Errorf("--rounds %d, run.rounds %d, trials.rounds %d: %d rounds, want %d", tc.flag, tc.run, tc.trials, got, tc.want)
-		}
-	}
-}
-
-// TestRoundOrderIsBalanced checks that over each pair of rounds every cell
-// sits at mirrored positions, so that its mean position is the same for
-// all cells.
-func TestRoundOrderIsBalanced(t *testing.T) {
-	for _, size := range [][2]int{{2, 1}, {1, 3}, {2, 3}} {
-		sum := map[trialCell]int{}
-
-		for r := 1; r <= 4; r++ {
-			order := roundOrder(size[0], size[1], r)
-			if len(order) != size[0]*size[1] {
-				t.Fatalf("%v round %d: %d cells", size, r, len(order))
-			}
-
-			for pos, c := range order {
-				sum[c] += pos
-			}
-		}
-
-		want := 2 * (size[0]*size[1] - 1) // two pairs of mirrored positions
-		for c, s := range sum {
-			if s != want {
-				t.Errorf("%v: cell %v has position sum %d, want %d for all", size, c, s, want)
-			}
 		}
 	}
 }
@@ -152,7 +126,7 @@ func TestRunTwoTargetsVerdict(t *testing.T) {
 		t.Errorf("trial order\n got %s\nwant %s", got, want)
 	}
 
-	p50 := findVerdict(m, CrossTarget, "add", "p50")
+	p50 := findVerdict(m, analysis.CrossTarget, "add", "p50")
 	if p50 == nil {
 		t.Fatalf("no cross-target p50 verdict: %+v", m.Verdicts)
 	}
@@ -178,7 +152,7 @@ func TestRunTwoTargetsVerdict(t *testing.T) {
 		t.Errorf("slow: text %q", s.Text)
 	}
 
-	if tp := findVerdict(m, CrossTarget, "add", "throughput"); tp == nil || !strings.Contains(stdout, "× slower, 95% CI") {
+	if tp := findVerdict(m, analysis.CrossTarget, "add", "throughput"); tp == nil || !strings.Contains(stdout, "× slower, 95% CI") {
 		t.Errorf("no throughput verdict in the matrix:\n%s", stdout)
 	}
 

@@ -1,10 +1,7 @@
-package cli
+package bench
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -33,10 +30,10 @@ type sampling struct {
 // startSampling connects a second client and starts sampling; it returns
 // nil (with a warning) when that fails, since the counters are evidence,
 // not the measurement.
-func startSampling(ctx context.Context, st *State, t *openedTarget, spec *workload.Spec, interval time.Duration) *sampling {
+func startSampling(ctx context.Context, msgs Messages, t *openedTarget, spec *workload.Spec, interval time.Duration) *sampling {
 	client, err := target.Connect(ctx, t.uri, target.ConnectOptions{MaxPoolSize: 2})
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "Warning: server counters will not be sampled: %s\n", redact.Error(err, t.uri))
+		msgs.Printf("Warning: server counters will not be sampled: %s\n", redact.Error(err, t.uri))
 		return nil
 	}
 
@@ -98,17 +95,17 @@ const explainTimeout = 30 * time.Second
 
 // explainOperations explains one representative instance of every
 // operation that has a plan, with values generated as in the run.
-func explainOperations(ctx context.Context, db *mongo.Database, w *compiled) []result.Explain {
+func explainOperations(ctx context.Context, db *mongo.Database, w *Compiled) []result.Explain {
 	ctx, cancel := context.WithTimeout(ctx, explainTimeout)
 	defer cancel()
 
 	// A scope of its own, numbered apart from the workers', so that the
 	// explained values are like the run's without repeating its sequence.
-	s := w.env.NewScope(1_000_000)
+	s := w.Env.NewScope(1_000_000)
 
 	var out []result.Explain
 
-	for _, o := range w.ops {
+	for _, o := range w.Ops {
 		cmd, ok := o.ExplainCommand(s)
 		if !ok {
 			continue
@@ -125,93 +122,4 @@ func explainOperations(ctx context.Context, db *mongo.Database, w *compiled) []r
 	}
 
 	return out
-}
-
-// findings collects the observations worth a user's attention, most
-// important first: collection scans and heavy examination, schedules not
-// kept, errors by kind, unsupported evidence.
-func findings(res *result.Result) []result.Finding {
-	var out []result.Finding
-
-	for _, e := range res.Explain {
-		for _, w := range e.Warnings {
-			out = append(out, result.Finding{Severity: "warning", Operation: e.Operation, Text: w})
-		}
-	}
-
-	for _, p := range res.Phases {
-		if p.Excluded {
-			continue
-		}
-
-		if p.Schedule != nil && p.Schedule.Warning != "" {
-			out = append(out, result.Finding{Severity: "warning", Text: p.Name + " phase: " + p.Schedule.Warning})
-		}
-
-		for _, bg := range p.Background {
-			if bg.Schedule != nil && bg.Schedule.Warning != "" {
-				out = append(out, result.Finding{
-					Severity: "warning", Operation: bg.Operation,
-					Text: "background job: " + bg.Schedule.Warning,
-				})
-			}
-		}
-
-		for _, o := range p.Operations {
-			if len(o.Errors) == 0 {
-				continue
-			}
-
-			var n int64
-			for _, c := range o.Errors {
-				n += c
-			}
-
-			out = append(out, result.Finding{
-				Severity: "warning", Operation: o.Name,
-				Text: fmt.Sprintf("%d errors in the %s phase (%s)", n, p.Name, errorsCell(o.Errors)),
-			})
-		}
-	}
-
-	if res.Server != nil {
-		for _, n := range res.Server.Notes {
-			out = append(out, result.Finding{Severity: "info", Text: "server counters: " + n})
-		}
-	}
-
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Severity == "warning" && out[j].Severity != "warning" })
-
-	return out
-}
-
-// printFindings writes the top findings under the tables.
-func printFindings(w interface{ Write([]byte) (int, error) }, fs []result.Finding) {
-	const top = 8
-
-	n := 0
-
-	for _, f := range fs {
-		if f.Severity != "warning" {
-			continue
-		}
-
-		if n == 0 {
-			fmt.Fprintln(w, "\nFindings:")
-		}
-
-		if n == top {
-			fmt.Fprintln(w, "  … more in the results file")
-			break
-		}
-
-		text := strings.TrimSpace(f.Text)
-		if f.Operation != "" {
-			text = f.Operation + ": " + text
-		}
-
-		fmt.Fprintf(w, "  ! %s\n", text)
-
-		n++
-	}
 }

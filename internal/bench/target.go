@@ -1,10 +1,8 @@
-package cli
+package bench
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -39,25 +37,25 @@ type openedTarget struct {
 }
 
 // openTarget starts the embedded server when no URI is given, and connects.
-func openTarget(ctx context.Context, st *State, f *runFlags) (*openedTarget, error) {
-	t := &openedTarget{kind: target.KindURI, uri: f.uri}
+func (r *run) openTarget(ctx context.Context) (*openedTarget, error) {
+	t := &openedTarget{kind: target.KindURI, uri: r.opts.URI}
 
-	opts := target.ConnectOptions{Timeout: f.serverSelection}
+	opts := target.ConnectOptions{Timeout: r.opts.ServerSelection}
 
-	if f.uri == "" {
-		e, err := target.StartEmbedded(ctx, target.EmbeddedOptions{Logger: ferretDBLogger(st)})
+	if r.opts.URI == "" {
+		e, err := target.StartEmbedded(ctx, target.EmbeddedOptions{Logger: r.hooks.Logger})
 		if err != nil {
 			return nil, failed("%v", err)
 		}
 
 		t.kind, t.uri, t.embedded = target.KindEmbedded, e.URI(), e
-		t.unhook = st.onHardExit(func() { _ = e.RemoveDir() })
+		t.unhook = r.hooks.OnHardExit(func() { _ = e.RemoveDir() })
 		opts.MaxPoolSize = e.MaxPoolSize()
 
-		fmt.Fprintf(st.Stderr, "No --uri given: started %s (use --uri to measure a real deployment).\n", e.Description())
+		r.msg.Printf("No --uri given: started %s (use --uri to measure a real deployment).\n", e.Description())
 	}
 
-	if err := t.connect(ctx, st, opts); err != nil {
+	if err := t.connect(ctx, r.msg, opts); err != nil {
 		return nil, err
 	}
 
@@ -66,10 +64,10 @@ func openTarget(ctx context.Context, st *State, f *runFlags) (*openedTarget, err
 
 // connect connects the client, stopping the target if that fails; a bad URI
 // is bad input, anything else a failed run.
-func (t *openedTarget) connect(ctx context.Context, st *State, opts target.ConnectOptions) error {
+func (t *openedTarget) connect(ctx context.Context, msg Messages, opts target.ConnectOptions) error {
 	client, err := target.Connect(ctx, t.uri, opts)
 	if err != nil {
-		t.close(st)
+		t.close(msg)
 
 		var ue *target.URIError
 		if errors.As(err, &ue) {
@@ -86,33 +84,33 @@ func (t *openedTarget) connect(ctx context.Context, st *State, opts target.Conne
 }
 
 // close disconnects and stops the embedded server, removing its directory.
-func (t *openedTarget) close(st *State) {
+func (t *openedTarget) close(msg Messages) {
 	if t.client != nil {
-		st.setStep("closing the connections to the server")
+		msg.Step("closing the connections to the server")
 
 		// Bounded: against a dead server the driver's endSessions waits
 		// for server selection until the deadline.
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		if err := t.client.Disconnect(ctx); err != nil && ctx.Err() != nil {
-			fmt.Fprintf(st.Stderr, "Warning: gave up disconnecting from the server after %s\n", cleanupTimeout)
+			msg.Printf("Warning: gave up disconnecting from the server after %s\n", cleanupTimeout)
 		}
 
 		cancel()
 	}
 
 	if t.embedded != nil {
-		st.setStep("stopping the embedded server")
+		msg.Step("stopping the embedded server")
 
 		if err := t.embedded.Close(); err != nil {
-			fmt.Fprintf(st.Stderr, "Warning: stopping the embedded server: %v\n", err)
+			msg.Printf("Warning: stopping the embedded server: %v\n", err)
 		}
 	}
 
 	if t.launched != nil {
-		st.setStep("stopping target %s", t.name)
+		msg.Step("stopping target %s", t.name)
 
 		if err := t.launched.Stop(); err != nil {
-			fmt.Fprintf(st.Stderr, "Warning: stopping target %s: %v\n", t.name, err)
+			msg.Printf("Warning: stopping target %s: %v\n", t.name, err)
 		}
 	}
 
@@ -141,21 +139,4 @@ func createSchema(ctx context.Context, db *mongo.Database, spec *workload.Spec) 
 	}
 
 	return failed("setting up database %q: %s", spec.Database, msg)
-}
-
-// ferretDBLogger returns the embedded server's logger: nil (discard) unless
-// MONGOBENCH_FERRETDB_LOG names a level (debug, info, warn, error), which
-// helps to see what the server did during a surprising run.
-func ferretDBLogger(st *State) *slog.Logger {
-	level := st.Getenv("MONGOBENCH_FERRETDB_LOG")
-	if level == "" {
-		return nil
-	}
-
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
-
-	return slog.New(slog.NewTextHandler(redact.Writer(st.Stderr), &slog.HandlerOptions{Level: l}))
 }

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ type resultBuilder struct {
 	decode map[string]string
 }
 
-func newResultBuilder(st *State, path string, spec *workload.Spec, t *openedTarget, info target.ServerInfo) *resultBuilder {
+func newResultBuilder(started time.Time, version, path string, spec *workload.Spec, t *openedTarget, info target.ServerInfo) *resultBuilder {
 	kind := t.kind
 	if kind == "" {
 		kind = target.KindURI
@@ -41,8 +41,6 @@ func newResultBuilder(st *State, path string, spec *workload.Spec, t *openedTarg
 		backend += " " + info.BackendVersion
 	}
 
-	started := st.Now()
-
 	decode := map[string]string{}
 	for _, o := range spec.Operations {
 		if o.Decode != "" {
@@ -55,7 +53,7 @@ func newResultBuilder(st *State, path string, spec *workload.Spec, t *openedTarg
 		started: started,
 		res: &result.Result{
 			SchemaVersion:     result.SchemaVersion,
-			MongobenchVersion: Version(),
+			MongobenchVersion: version,
 			Workload:          result.Workload{Name: spec.Name, File: path, Spec: spec, Source: string(spec.Source())},
 			Target: result.Target{
 				Kind:          kind,

@@ -1,0 +1,15 @@
+// Package bench runs a benchmark plan: the variants of a workload on its
+// targets, in interleaved rounds, each trial on a database it claims and
+// resets, and assembles what was measured into a results file's model.
+//
+// It exists so that running a benchmark is one engine with one path to
+// every target (embedded, launched or given by URI), apart from the
+// command line that asks for it. Data flows one way: package workload reads
+// and validates a file, the command line turns it and its flags into a
+// Plan, Run executes the plan through package runner and returns a
+// result.Result (completed with the findings and matrix verdicts of package
+// analysis), and package cli writes and prints it. bench never writes to the
+// terminal itself: it reports progress to a runner.Observer and its
+// messages (what it waits for, warnings, what a target is) to Messages, and
+// lets its caller register cleanups for a forced exit.
+package bench

@@ -1,0 +1,240 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/runner"
+	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/workload"
+)
+
+// matrix runs every variant on every target in interleaved rounds and
+// computes the verdicts. Every target is opened once, before the first
+// round, and stays up until the Outcome is closed, so that the rounds can
+// alternate between targets as well as variants.
+func (r *run) matrix(ctx context.Context) (*Outcome, error) {
+	base, variants, targets := r.plan.Base, r.plan.Variants, r.plan.Targets
+
+	if len(targets) == 0 {
+		targets = []target.TargetSpec{{Name: target.KindEmbedded, Kind: target.KindEmbedded}}
+		if r.opts.URI != "" {
+			targets = []target.TargetSpec{{Name: target.KindURI, Kind: target.KindURI, URI: r.opts.URI}}
+		}
+	}
+
+	rounds := r.plan.Rounds
+	started := r.hooks.Now()
+
+	m := &result.Matrix{Rounds: rounds}
+	for _, v := range variants {
+		m.Variants = append(m.Variants, variantName(v.Spec))
+	}
+
+	r.msg.Printf("Comparing %d variant(s) on %d target(s) in %d interleaved round(s).\n", len(variants), len(targets), rounds)
+
+	if need := verdict.MinSamples(verdict.Paired, analysis.MatrixAlpha); rounds < need && (len(variants) > 1 || len(targets) > 1) {
+		r.msg.Printf("Warning: %d round(s) are fewer than the %d a 95%% confidence interval needs; every verdict will be inconclusive.\n",
+			rounds, need)
+	}
+
+	var failures []string
+
+	fail := func(i int, err error) {
+		m.Targets[i].Error = err.Error()
+		failures = append(failures, err.Error())
+		r.msg.Printf("Target %s failed: %v\n", m.Targets[i].Name, err)
+	}
+
+	opened := make([]*matrixTarget, len(targets))
+
+	closeAll := func() {
+		for _, mt := range opened {
+			if mt != nil {
+				mt.tgt.close(r.msg)
+			}
+		}
+	}
+
+	// Closed here on a panic, else by Outcome.Close.
+	handedOver := false
+
+	defer func() {
+		if !handedOver {
+			closeAll()
+		}
+	}()
+
+	for i, ts := range targets {
+		m.Targets = append(m.Targets, result.MatrixTarget{Name: ts.Name, Kind: ts.Kind})
+
+		if ctx.Err() != nil {
+			continue
+		}
+
+		mt, err := r.openMatrixTarget(ctx, ts, &m.Targets[i])
+		opened[i] = mt
+
+		if err != nil && ctx.Err() == nil {
+			fail(i, err)
+		}
+	}
+
+	for round := 1; round <= rounds && ctx.Err() == nil; round++ {
+		for _, c := range roundOrder(len(targets), len(variants), round) {
+			mt, v := opened[c.target], variants[c.variant]
+			if mt == nil || mt.failed || ctx.Err() != nil {
+				continue
+			}
+
+			tr, err := r.matrixTrial(ctx, mt, v, round, rounds)
+			if tr != nil {
+				m.Trials = append(m.Trials, *tr)
+			}
+
+			if err != nil && ctx.Err() == nil {
+				mt.failed = true
+				fail(c.target, err)
+			}
+		}
+	}
+
+	m.Verdicts = analysis.MatrixVerdicts(m)
+
+	res := &result.Result{
+		SchemaVersion:     result.SchemaVersion,
+		MongobenchVersion: r.opts.Version,
+		Workload:          result.Workload{Name: base.Name, File: r.plan.Path, Spec: base, Source: string(base.Source())},
+		Target:            result.Target{Kind: result.KindMatrix, Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
+		StartedAt:         started,
+		DurationS:         time.Since(started).Seconds(),
+		Seed:              base.Seed,
+		Concurrency:       base.Run.Concurrency,
+		Status:            result.StatusCompleted,
+		Matrix:            m,
+	}
+
+	switch {
+	case ctx.Err() != nil:
+		res.Status, res.StatusReason = result.StatusInterrupted, "interrupted by the user"
+	case len(failures) > 0:
+		res.Status, res.StatusReason = result.StatusAborted, strings.Join(failures, "; ")
+	}
+
+	handedOver = true
+
+	return &Outcome{Result: res, Failures: failures, close: closeAll}, nil
+}
+
+func variantName(s *workload.Spec) string {
+	if s.Variant != "" {
+		return s.Variant
+	}
+
+	return s.Name
+}
+
+// matrixTarget is an open target of a comparison run.
+type matrixTarget struct {
+	name   string
+	tgt    *openedTarget
+	info   target.ServerInfo
+	failed bool // a trial failed: the target runs no more trials
+}
+
+// openMatrixTarget launches (or connects to) a target and describes it in
+// mt. The returned target, when not nil, must be closed, even with an error.
+func (r *run) openMatrixTarget(ctx context.Context, ts target.TargetSpec, mt *result.MatrixTarget) (*matrixTarget, error) {
+	tgt, err := r.openLaunched(ctx, ts)
+	if err != nil {
+		return nil, err
+	}
+
+	mt.URI = redact.URI(tgt.uri)
+	out := &matrixTarget{name: ts.Name, tgt: tgt}
+
+	info, err := r.describe(ctx, tgt)
+	if err != nil {
+		out.failed = true
+		return out, err
+	}
+
+	out.info = info
+	mt.ServerVersion, mt.Backend = info.Summary(), info.Backend
+	mt.Notes = append(info.Notes(), tgt.launched.Notes...)
+
+	return out, nil
+}
+
+// openLaunched launches (or, for uri, just names) a target and connects.
+func (r *run) openLaunched(ctx context.Context, ts target.TargetSpec) (*openedTarget, error) {
+	l, err := target.Launch(ctx, ts, target.LaunchOptions{Logger: r.hooks.Logger})
+	if err != nil {
+		return nil, failed("target %q: %s", ts.Name, redact.Error(err, ts.URI))
+	}
+
+	t := &openedTarget{kind: ts.Kind, name: ts.Name, uri: l.URI, launched: l}
+	t.unhook = r.hooks.OnHardExit(func() { _ = l.Stop() })
+
+	r.msg.Printf("Target %s: %s\n", ts.Name, l.Description)
+
+	if err := t.connect(ctx, r.msg, target.ConnectOptions{MaxPoolSize: l.MaxPoolSize, Timeout: r.opts.ServerSelection}); err != nil {
+		return nil, err
+	}
+
+	return t, nil
+}
+
+// trialCell is one (target, variant) pair of a round, by index.
+type trialCell struct{ target, variant int }
+
+// roundOrder is the order in which round r (from 1) runs the cells: target
+// by target, variant by variant, reversed in every even round (A B C, then
+// C B A, …). Over each pair of rounds every cell runs once early and once
+// late by the same amount, so that drift during a round (a warming cache,
+// a neighbour's job) favours no target and no variant.
+func roundOrder(targets, variants, r int) []trialCell {
+	cells := make([]trialCell, 0, targets*variants)
+
+	for t := range targets {
+		for v := range variants {
+			cells = append(cells, trialCell{t, v})
+		}
+	}
+
+	if r%2 == 0 {
+		slices.Reverse(cells)
+	}
+
+	return cells
+}
+
+// matrixTrial runs one trial of variant v on mt in round r. It returns the
+// trial when it measured something, and an error when the target failed
+// (a trial that could not run, or aborted); an interruption is not a
+// failure.
+func (r *run) matrixTrial(ctx context.Context, mt *matrixTarget, v *Compiled, round, rounds int) (*result.Trial, error) {
+	name := variantName(v.Spec)
+	r.msg.Printf("== %s · %s · round %d/%d\n", mt.name, name, round, rounds)
+
+	res, final, err := r.executeTrial(ctx, mt.tgt, mt.info, v, trialOptions{evidence: round == rounds})
+	if err != nil {
+		return nil, err
+	}
+
+	res.Workload.Source = "" // the matrix keeps the file's text once
+	tr := &result.Trial{Target: mt.name, Variant: name, Round: round, Result: res}
+
+	if final != nil && final.Status == runner.StatusAborted {
+		return tr, fmt.Errorf("%s · %s · round %d aborted: %s", mt.name, name, round, final.Reason)
+	}
+
+	return tr, nil
+}

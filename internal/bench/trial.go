@@ -1,0 +1,253 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/errkind"
+	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/runner"
+	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/workload"
+)
+
+// describe asks the server what it is and prints it with its caveats.
+func (r *run) describe(ctx context.Context, tgt *openedTarget) (target.ServerInfo, error) {
+	info, err := target.Describe(ctx, tgt.client)
+	if err != nil {
+		return info, failed("asking the server who it is: %s", redact.Error(err, tgt.uri))
+	}
+
+	if tgt.embedded != nil {
+		info = tgt.embedded.Annotate(info)
+	}
+
+	if tgt.launched != nil {
+		info = tgt.launched.Annotate(info)
+	}
+
+	// Printed even with --quiet: they say what the numbers describe.
+	r.msg.Printf("Server: %s\n", info.Summary())
+
+	for _, n := range info.Notes() {
+		r.msg.Printf("Note: %s\n", n)
+	}
+
+	return info, nil
+}
+
+// trialOptions says what a trial gathers besides its measurements.
+type trialOptions struct {
+	// evidence samples server counters and explains the operations.
+	evidence bool
+}
+
+// executeTrial runs one variant on one target: claims and resets the
+// database, loads it, runs the phases and builds the result.
+func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.ServerInfo,
+	w *Compiled, opts trialOptions,
+) (*result.Result, *runner.PhaseResult, error) {
+	spec := w.Spec
+	db := tgt.client.Database(spec.Database)
+
+	own, err := prepareDatabase(ctx, tgt.client, spec, r.opts.AllowExisting)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	if !r.opts.KeepDB {
+		defer dropAfterRun(r.msg, tgt, spec.Database, own)
+	}
+
+	// Sampling stops without a final sample when the run did not complete
+	// (its server may be unreachable): see stopSampling below.
+	sctx, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+
+	var smp *sampling
+	if opts.evidence && r.opts.StatsInterval > 0 {
+		smp = startSampling(sctx, r.msg, tgt, spec, r.opts.StatsInterval)
+	}
+
+	eng := &runner.Engine{
+		DB:         db,
+		Env:        w.Env,
+		Interval:   spec.Run.Interval.D(),
+		AbortAfter: spec.Run.AbortAfter.D(),
+		Timeout:    spec.Run.Timeout.D(),
+
+		Unreachable: tgt.selection,
+	}
+
+	if r.hooks.Observer != nil {
+		eng.Observer = r.hooks.Observer()
+	}
+
+	if r.hooks.CloseObserver != nil {
+		defer r.hooks.CloseObserver(eng.Observer)
+	}
+
+	rb := newResultBuilder(r.hooks.Now(), r.opts.Version, r.plan.Path, spec, tgt, info)
+
+	var final *runner.PhaseResult
+
+	for _, l := range w.Loads {
+		smp.setPhase(l.Name())
+		r.msg.Step("waiting for the %s load's insert batches in flight (at most %d), then writing the results so far", l.Name(), l.Spec.Concurrency)
+		final = eng.Load(ctx, l)
+		rb.add(final, false)
+
+		if final.Status != runner.StatusCompleted {
+			break
+		}
+	}
+
+	phases, _ := spec.PhaseList()
+	for _, p := range phases {
+		if final != nil && final.Status != runner.StatusCompleted {
+			break
+		}
+
+		smp.setPhase(p.Name)
+		r.msg.Step("waiting for the operations in flight of phase %q (at most %d), then writing the results so far", p.Name, inFlightBound(p))
+		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.Ops})
+		rb.add(final, !p.Measured())
+	}
+
+	r.msg.Step("gathering the results")
+
+	res := rb.build(final)
+	if final == nil || final.Status != runner.StatusCompleted {
+		stopSampling()
+	}
+
+	res.Server = smp.stop()
+
+	// An aborted run's server is unreachable or failing: explaining would
+	// only wait for it.
+	if opts.evidence && !r.opts.NoExplain && ctx.Err() == nil && final != nil && final.Status == runner.StatusCompleted {
+		res.Explain = explainOperations(ctx, db, w)
+	}
+
+	res.Findings = analysis.Findings(res)
+
+	return res, final, nil
+}
+
+// inFlightBound is the most operations a phase's workers and background
+// jobs can have in flight at once, for the messages of an interrupt.
+func inFlightBound(p *workload.Phase) int {
+	n := p.Concurrency
+	if p.OpenLoop() {
+		n = p.MaxInFlight
+	}
+
+	for _, s := range p.Stages {
+		n = max(n, s.Concurrency)
+	}
+
+	for _, b := range p.Background {
+		n += max(b.MaxInFlight, 1)
+	}
+
+	return n
+}
+
+// cleanupTimeout bounds each clean-up step against the server after a run
+// (dropping the database, disconnecting), so that a dead server delays the
+// exit by seconds, not by the driver's timeouts.
+const cleanupTimeout = 3 * time.Second
+
+// dropAfterRun drops the database mongobench created for the run, or, in a
+// database it was only allowed to use, the collections it created there;
+// it gives up after cleanupTimeout.
+func dropAfterRun(msgs Messages, tgt *openedTarget, db string, own target.Ownership) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+
+	drop, what := target.Drop, fmt.Sprintf("drop database %q", db)
+	if !own.Owned {
+		what = fmt.Sprintf("remove mongobench's collections from database %q", db)
+		drop = func(ctx context.Context, client *mongo.Client, _ string, own target.Ownership) error {
+			return target.RemoveCollections(ctx, client, own)
+		}
+	}
+
+	msgs.Step("%s", what)
+
+	if err := drop(ctx, tgt.client, db, own); err != nil {
+		msg := redact.Error(err, tgt.uri)
+		if ctx.Err() != nil || errkind.Of(err) == errkind.Network {
+			msg = fmt.Sprintf("gave up after %s: the server could not be reached", time.Since(start).Round(100*time.Millisecond))
+		}
+
+		msgs.Printf("Warning: could not %s after the run: %s\n", what, msg)
+	}
+}
+
+// prepareDatabase claims the workload's database and gives it a clean
+// slate, so that every run starts from the same state: a database
+// mongobench owns has its collections dropped; in a database it may only use
+// (--allow-existing-db), the collections an earlier run left are dropped and
+// the workload's are recorded as mongobench's. Then the collections and
+// indexes are created.
+func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.Spec, allowExisting bool) (target.Ownership, error) {
+	own, err := target.Claim(ctx, client, spec.Database, allowExisting)
+	if err != nil {
+		var noe *target.NotOwnedError
+		if errors.As(err, &noe) {
+			return own, badInput("%s", err)
+		}
+
+		return own, failed("claiming database %q: %v", spec.Database, err)
+	}
+
+	if own.Owned {
+		if err := target.Reset(ctx, client, spec.Database, own); err != nil {
+			return own, failed("resetting database %q: %v", spec.Database, err)
+		}
+	} else if err := claimCollections(ctx, client, spec, &own); err != nil {
+		return own, err
+	}
+
+	if err := createSchema(ctx, client.Database(spec.Database), spec); err != nil {
+		if !own.Owned {
+			_ = target.RemoveCollections(ctx, client, own)
+		}
+
+		return own, err
+	}
+
+	return own, nil
+}
+
+// claimCollections records, in a database the user allowed mongobench to use
+// (--allow-existing-db), the workload's collections as mongobench's, after
+// removing those an earlier run left; a collection of the same name that
+// mongobench did not create is bad input.
+func claimCollections(ctx context.Context, client *mongo.Client, spec *workload.Spec, own *target.Ownership) error {
+	names := make([]string, 0, len(spec.Collections))
+	for _, c := range spec.Collections {
+		names = append(names, c.Name)
+	}
+
+	err := target.ClaimCollections(ctx, client, own, names)
+
+	var cee *target.CollectionExistsError
+	if errors.As(err, &cee) {
+		return badInput("%s", err)
+	}
+
+	if err != nil {
+		return failed("preparing database %q: %v", spec.Database, err)
+	}
+
+	return nil
+}
