@@ -43,7 +43,7 @@ func findingCause(f result.Finding) string {
 		return "errors"
 	case strings.HasPrefix(t, "background job"):
 		return "background schedule not kept"
-	case strings.Contains(t, "phase:"):
+	case strings.Contains(t, "phase:") || strings.Contains(t, "schedule"):
 		return "schedule not kept"
 	case strings.HasPrefix(t, "server counters"):
 		return "server counters"
