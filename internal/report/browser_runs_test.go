@@ -13,6 +13,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/cli"
 	"github.com/mongobench/mongobench/internal/report"
+	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/wiretest"
 )
 
@@ -89,8 +90,9 @@ var (
 // checkInBrowser opens the report at page in a headless Chromium without
 // network, checks that no script failed, that every chart was drawn and
 // that each chart whose id starts with one of prefixes has a canvas of
-// non-zero size; it saves a 1280-pixel-wide screenshot as shot.
-func checkInBrowser(t *testing.T, page, shot string, prefixes ...string) {
+// non-zero size; it saves a screenshot 1280 pixels wide and height high as
+// shot.
+func checkInBrowser(t *testing.T, page, shot string, height int, prefixes ...string) {
 	t.Helper()
 
 	browser := report.FindBrowser(t)
@@ -149,7 +151,7 @@ func checkInBrowser(t *testing.T, page, shot string, prefixes ...string) {
 		}
 	}
 
-	report.Chromium(t, browser, "--hide-scrollbars", "--window-size=1280,2400", "--screenshot="+shot, url)
+	report.Chromium(t, browser, "--hide-scrollbars", "--window-size=1280,"+strconv.Itoa(height), "--screenshot="+shot, url)
 
 	info, err := os.Stat(shot)
 	if err != nil {
@@ -161,21 +163,23 @@ func checkInBrowser(t *testing.T, page, shot string, prefixes ...string) {
 	}
 }
 
-// TestMatrixReportInBrowser runs a workload on two null servers answering
-// in 1 ms and 5 ms (a matrix of two targets, default rounds), makes the
-// report of the results and checks in Chromium that its bar charts with
-// confidence whiskers, percentile spectra and latency-over-time overlays
-// are drawn (report-matrix.png and .html in the artifact directory).
+// TestMatrixReportInBrowser runs the cleanup study (four variants, six
+// rounds) on the embedded default with 300 ms trials, makes the report of
+// its results and checks in Chromium that the bar charts with confidence
+// whiskers, percentile spectra and latency-over-time overlays are drawn
+// (report-matrix.png and .html in the artifact directory).
 func TestMatrixReportInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the cleanup study on an embedded FerretDB")
+	}
+
 	report.FindBrowser(t)
 
 	dir := report.ArtifactDir(t)
-	fast, slow := nullServer(t, time.Millisecond), nullServer(t, 5*time.Millisecond)
 
-	out := filepath.Join(t.TempDir(), "matrix.json")
-	mongobench(t, "run", "testdata/null_pair.yaml", "--out", out, "--quiet", "--no-explain",
-		"--server-stats-interval", "0", "--duration", "600ms",
-		"--target", "uri:name=fast-1ms,"+fast.URI(), "--target", "uri:name=slow-5ms,"+slow.URI())
+	out := filepath.Join(t.TempDir(), "cleanup.json")
+	mongobench(t, "run", "../../workloads/studies/cleanup.yaml", "--out", out, "--quiet", "--no-explain",
+		"--server-stats-interval", "0", "--duration", "1s")
 
 	page := filepath.Join(dir, "report-matrix.html")
 	mongobench(t, "report", out, "--out", page)
@@ -185,13 +189,71 @@ func TestMatrixReportInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for _, want := range []string{"slower, 95% CI", "Latency distribution", "Latency over time"} {
+	for _, want := range []string{"95% CI", "Latency distribution", "Latency over time"} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
 
-	checkInBrowser(t, page, filepath.Join(dir, "report-matrix.png"), "matrix-bars-", "matrix-spectrum-", "matrix-overtime-")
+	checkInBrowser(t, page, filepath.Join(dir, "report-matrix.png"), 2200, "matrix-bars-", "matrix-spectrum-", "matrix-overtime-")
+}
+
+// TestWriteVerificationReport runs the write-durability study on the
+// embedded default at 2 batches of 500 and one round: every variant's
+// inserts must be acknowledged and found (1,000 documents each, none
+// lost), and the report must show the table.
+func TestWriteVerificationReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the write-durability study on an embedded FerretDB")
+	}
+
+	text, err := os.ReadFile("../../workloads/studies/write-durability.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	small := strings.Replace(strings.Replace(string(text), "max_operations: 20 ", "max_operations: 2 ", 1), "rounds: 6", "rounds: 1", 1)
+	if small == string(text) {
+		t.Fatal("the study's size lines changed; update this test")
+	}
+
+	tmp := t.TempDir()
+	spec := filepath.Join(tmp, "write-durability.yaml")
+
+	if err := os.WriteFile(spec, []byte(small), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(tmp, "wd.json")
+	mongobench(t, "run", spec, "--out", out, "--quiet", "--no-explain", "--server-stats-interval", "0")
+
+	res, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	vs := res.Matrix.Verifications()
+	if len(vs) != 3 {
+		t.Fatalf("%d verification rows, want one per variant (3): %+v", len(vs), vs)
+	}
+
+	for _, v := range vs {
+		if v.Collection != "locations" || v.Trials != 1 || v.Acknowledged != 1000 || v.Present != 1000 || v.Lost != 0 {
+			t.Errorf("%+v, want 1,000 acknowledged and present in locations", v)
+		}
+	}
+
+	page := filepath.Join(tmp, "report.html")
+	mongobench(t, "report", out, "--out", page)
+
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !bytes.Contains(html, []byte(`<td class="text">majority</td><td class="text mono">locations</td><td>1</td><td>1,000</td><td>1,000</td><td class="ok-text">0</td>`)) {
+		t.Errorf("the report lacks the majority variant's verification row")
+	}
 }
 
 // TestCompareReportInBrowser makes the report of two real short runs, on
@@ -221,5 +283,5 @@ func TestCompareReportInBrowser(t *testing.T) {
 	page := filepath.Join(dir, "report-compare.html")
 	mongobench(t, append([]string{"report"}, append(files, "--out", page)...)...)
 
-	checkInBrowser(t, page, filepath.Join(dir, "report-compare.png"), "files-bars-", "files-spectrum-", "files-overtime-")
+	checkInBrowser(t, page, filepath.Join(dir, "report-compare.png"), 2000, "files-bars-", "files-spectrum-", "files-overtime-")
 }

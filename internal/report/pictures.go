@@ -145,6 +145,14 @@ func newMatrixPictures(r *result.Result) *picturesView {
 
 	cross := len(m.Variants) == 1 && len(m.Targets) > 1
 
+	// Each variant or target keeps its colour in every chart.
+	cs := matrixContenders(m, cross)
+	colorOf := map[string]string{}
+
+	for _, c := range cs {
+		colorOf[c.Label] = c.Color
+	}
+
 	var verdicts []result.MatrixVerdict
 
 	for _, mv := range m.Verdicts {
@@ -177,16 +185,24 @@ func newMatrixPictures(r *result.Result) *picturesView {
 		}
 
 		for k, cv := range mv.Variants {
+			col, ok := colorOf[cv.Variant]
+			if !cross && len(m.Targets) > 1 {
+				col, ok = colorOf[mv.Target+" · "+cv.Variant]
+			}
+
+			if !ok {
+				col = palette[k%len(palette)]
+			}
+
 			c.Bars = append(c.Bars, bar{
 				Label: cv.Variant, Value: num(cv.Median), Lo: ciBound(cv.Lo, cv.Median, cv.Hi), Hi: ciBound(cv.Hi, cv.Lo, cv.Median),
-				Text: cv.Text, Kind: cv.Kind.String(), Color: palette[k%len(palette)],
+				Text: cv.Text, Kind: cv.Kind.String(), Color: col,
 			})
 		}
 
 		v.Bars = append(v.Bars, c)
 	}
 
-	cs := matrixContenders(m, cross)
 	v.Spectra = spectrumCharts("matrix", cs, "each cell's trials merged (main phase)")
 	v.Overlays = overlayCharts("matrix", cs, "round 1 of each cell")
 

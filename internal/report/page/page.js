@@ -76,7 +76,7 @@
   function axisSize(u, values) {
     var longest = 0;
     (values || []).forEach(function (v) { longest = Math.max(longest, String(v).length); });
-    return Math.max(40, Math.ceil(longest * 7.2) + 18);
+    return Math.max(40, Math.ceil(longest * 8) + 22);
   }
 
   function axis(scale, label, u, side) {
@@ -169,7 +169,7 @@
     ctx.font = font;
     bars.forEach(function (b) {
       labelW = Math.max(labelW, ctx.measureText(b.label).width);
-      textW = Math.max(textW, ctx.measureText(b.text || "").width);
+      textW = Math.max(textW, ctx.measureText((b.text || "") + "  000.00ms").width);
     });
     labelW = Math.min(Math.ceil(labelW) + 12, width * 0.3);
     textW = Math.min(Math.ceil(textW) + 16, width * 0.4);
@@ -229,10 +229,13 @@
         ctx.stroke();
         ctx.lineWidth = 1;
       }
+      /* The value and verdict just right of the bar and its whisker. */
+      var end = x0;
+      [b.value, b.hi].forEach(function (v) { if (v != null && isFinite(v)) { end = Math.max(end, px(v)); } });
       ctx.textAlign = "left";
       ctx.fillStyle = b.kind === "difference" ? "#b91c1c" : (b.kind === "reference" ? "#15803d" : "#374151");
       var label = (b.value != null ? u.value(b.value) + "  " : "") + (b.text || "");
-      ctx.fillText(label, x1 + 8, mid, width - x1 - 10);
+      ctx.fillText(label, end + 10, mid, width - end - 12);
     });
 
     canvas.setAttribute("role", "img");
