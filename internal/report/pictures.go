@@ -131,8 +131,7 @@ func decodeSpec(spec any, dst any) bool {
 }
 
 // newMatrixPictures draws a matrix result: bars from its verdicts, spectra
-// of each cell's trials merged, and each cell's first-round trial over
-// time.
+// of each cell's trials merged, and each cell's trials over time.
 func newMatrixPictures(r *result.Result) *picturesView {
 	m := r.Matrix
 	if m == nil || len(m.Trials) == 0 && len(m.Verdicts) == 0 {
@@ -204,7 +203,8 @@ func newMatrixPictures(r *result.Result) *picturesView {
 	}
 
 	v.Spectra = spectrumCharts("matrix", cs, "each cell's trials merged (main phase)")
-	v.Overlays = overlayCharts("matrix", cs, "round 1 of each cell")
+	v.Overlays = overlayCharts("matrix", cs, "each cell's trials one after another in round order",
+		"measured seconds, the cell's trials end to end")
 
 	return v
 }
@@ -289,7 +289,7 @@ func newFilesPictures(results []*result.Result, labels []string) *picturesView {
 	}
 
 	v.Spectra = spectrumCharts("files", cs, "main phase of each file")
-	v.Overlays = overlayCharts("files", cs, "main phase of each file")
+	v.Overlays = overlayCharts("files", cs, "main phase of each file", "seconds since the phase started")
 
 	return v
 }
@@ -490,20 +490,64 @@ func mergedHistogram(runs []*result.Result, op string) *metrics.Histogram {
 	return h
 }
 
+// timedInterval is an interval of a contender's runs placed on one time
+// axis: the runs' measured times one after another.
+type timedInterval struct {
+	x  float64
+	iv *result.Interval
+}
+
+// timeline places the intervals of runs one after another: each run's
+// main phase starts where the previous one's measured time ended.
+func timeline(runs []*result.Result) []timedInterval {
+	var out []timedInterval
+
+	offset := 0.0
+
+	for _, r := range runs {
+		p := r.MainPhase()
+		if p == nil {
+			continue
+		}
+
+		end := 0.0
+
+		for k := range p.Intervals {
+			iv := &p.Intervals[k]
+			out = append(out, timedInterval{x: offset + iv.ElapsedS, iv: iv})
+			end = max(end, iv.ElapsedS)
+		}
+
+		offset += max(end, p.DurationS)
+	}
+
+	return out
+}
+
 // overlayCharts draws, per operation, the p50 (solid) and p99 (dashed) of
-// each interval of every contender's first run, on one time axis.
-func overlayCharts(prefix string, cs []contender, what string) []*chart {
+// each interval of every contender on one time axis: a file's main phase,
+// or a matrix cell's trials one after another in round order.
+func overlayCharts(prefix string, cs []contender, what, xLabel string) []*chart {
 	var out []*chart
+
+	lines := make([][]timedInterval, len(cs))
+	for k, ct := range cs {
+		lines[k] = timeline(ct.Runs)
+	}
 
 	for i, op := range operationNames(cs) {
 		var xs []float64
 
-		for _, ct := range cs {
-			if p := ct.Runs[0].MainPhase(); p != nil {
-				for _, iv := range p.Intervals {
-					xs = append(xs, iv.ElapsedS)
-				}
+		// Lines of few intervals (a short trial may have one) show their
+		// points, which a line alone would not.
+		few := false
+
+		for _, line := range lines {
+			for _, ti := range line {
+				xs = append(xs, ti.x)
 			}
+
+			few = few || len(line) <= 12
 		}
 
 		slices.Sort(xs)
@@ -517,32 +561,28 @@ func overlayCharts(prefix string, cs []contender, what string) []*chart {
 			ID:        fmt.Sprintf("%s-overtime-%d", prefix, i+1),
 			Title:     op + ": latency over time",
 			Note:      "p50 (solid) and p99 (dashed) of each interval, " + what + ".",
-			XLabel:    "seconds since the phase started",
+			XLabel:    xLabel,
 			XName:     "time",
 			XUnit:     "s",
 			YLabel:    "latency",
 			YUnit:     "us",
 			LogToggle: true,
 			SpanGaps:  true,
+			Points:    few,
 			X:         xs,
 		}
 
-		for _, ct := range cs {
-			p := ct.Runs[0].MainPhase()
-			if p == nil {
-				continue
-			}
-
+		for k, ct := range cs {
 			p50 := series{Label: ct.Label + " p50", Color: ct.Color, Values: make([]*float64, len(xs))}
 			p99 := series{Label: ct.Label + " p99", Color: ct.Color, Dash: "dash", Values: make([]*float64, len(xs))}
 
-			for _, iv := range p.Intervals {
-				k, _ := slices.BinarySearch(xs, iv.ElapsedS)
+			for _, ti := range lines[k] {
+				j, _ := slices.BinarySearch(xs, ti.x)
 
-				for _, o := range iv.Operations {
+				for _, o := range ti.iv.Operations {
 					if o.Name == op && o.Count > 0 {
-						p50.Values[k] = num(o.LatencyUS.P50)
-						p99.Values[k] = num(o.LatencyUS.P99)
+						p50.Values[j] = num(o.LatencyUS.P50)
+						p99.Values[j] = num(o.LatencyUS.P99)
 					}
 				}
 			}

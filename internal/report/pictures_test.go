@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,10 +163,20 @@ func TestMatrixPictures(t *testing.T) {
 		t.Fatalf("%d overlays, want 1", len(v.Overlays))
 	}
 
+	// Each cell's trials end to end: fast's two trials of 2 s give x =
+	// 1, 2, 3, 4 with fast1's then fast2's p50s; slow's one trial 1, 2.
 	ov := v.Overlays[0]
-	// Round 1 of each cell: fast1's p50s, not fast2's.
-	if len(ov.Series) != 4 || *ov.Series[0].Values[0] != 100 || *ov.Series[0].Values[1] != 110 || *ov.Series[2].Values[1] != 510 {
-		t.Errorf("overlay series %+v", ov.Series)
+	if !slices.Equal(ov.X, []float64{1, 2, 3, 4}) {
+		t.Fatalf("overlay x = %v, want 1 2 3 4", ov.X)
+	}
+
+	var got []float64
+	for _, p := range ov.Series[0].Values {
+		got = append(got, *p)
+	}
+
+	if len(ov.Series) != 4 || !slices.Equal(got, []float64{100, 110, 120, 130}) || *ov.Series[2].Values[1] != 510 || ov.Series[2].Values[2] != nil {
+		t.Errorf("overlay series %+v (fast p50s %v)", ov.Series, got)
 	}
 }
 
