@@ -280,6 +280,10 @@ func newFilesPictures(results []*result.Result, labels []string) *picturesView {
 	v := &picturesView{Figure: figureNote(metric, first, on)}
 
 	ops := operationNames(cs)
+	if len(ops) == 0 {
+		return nil
+	}
+
 	sort.SliceStable(ops, func(i, j int) bool { return first != "" && ops[i] == first && ops[j] != first })
 
 	for i, op := range ops {
@@ -364,24 +368,35 @@ func filesBarChart(id string, cs []contender, op, metric string) *chart {
 	return c
 }
 
-// operationNames lists the main-phase operations of the contenders' runs,
-// in the order first seen.
+// operationNames lists the main-phase operations that at least two
+// contenders measured (a successful operation in one of their runs), in
+// the order first seen: an operation of one contender only has nothing to
+// be compared with.
 func operationNames(cs []contender) []string {
 	var names []string
 
+	seen := map[string]int{}
+
 	for _, c := range cs {
+		mine := map[string]bool{}
+
 		for _, r := range c.Runs {
 			if p := r.MainPhase(); p != nil {
 				for _, o := range p.Operations {
-					if !slices.Contains(names, o.Name) {
-						names = append(names, o.Name)
+					if o.Count > 0 && !mine[o.Name] {
+						mine[o.Name] = true
+						seen[o.Name]++
+
+						if !slices.Contains(names, o.Name) {
+							names = append(names, o.Name)
+						}
 					}
 				}
 			}
 		}
 	}
 
-	return names
+	return slices.DeleteFunc(names, func(n string) bool { return seen[n] < 2 })
 }
 
 // Percentile spectrum geometry: x is log10(1/(1−q)), so 50% is at 0.30, 90%
@@ -418,7 +433,7 @@ func spectrumCharts(prefix string, cs []contender, what string) []*chart {
 
 		for k, ct := range cs {
 			hists[k] = mergedHistogram(ct.Runs, op)
-			if h := hists[k]; h != nil && h.TotalCount() > 0 {
+			if h := hists[k]; h != nil && h.TotalCount() > 1 {
 				maxX = max(maxX, math.Min(spectrumMaxX, math.Log10(float64(h.TotalCount()))))
 			}
 		}
@@ -434,6 +449,10 @@ func spectrumCharts(prefix string, cs []contender, what string) []*chart {
 		for k, ct := range cs {
 			h := hists[k]
 			if h == nil || h.TotalCount() == 0 {
+				continue
+			}
+
+			if h.TotalCount() < 2 {
 				continue
 			}
 

@@ -204,6 +204,14 @@ func TestFilesPictures(t *testing.T) {
 		t.Errorf("bar b: kind %s, lo %v; want inconclusive without an interval", bars[1].Kind, bars[1].Lo)
 	}
 
+	// Files sharing no operation have nothing to compare.
+	c := runOf(t, [2]float64{1, 1}, 1, 1)
+	c.Phases[0].Operations[0].Name = "other"
+
+	if none := newFilesPictures([]*result.Result{a, c}, []string{"a.json", "c.json"}); none != nil {
+		t.Errorf("files without a common operation have comparison pictures: %+v", none)
+	}
+
 	if one := newFilesPictures([]*result.Result{a}, []string{"a.json"}); one != nil {
 		t.Errorf("one file has comparison pictures: %+v", one)
 	}
