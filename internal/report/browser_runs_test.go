@@ -81,8 +81,9 @@ func nullServer(t *testing.T, delay time.Duration) *wiretest.Server {
 }
 
 var (
-	renderedRe = regexp.MustCompile(`<body[^>]*\bdata-charts-rendered="(\d+)"`)
-	totalRe    = regexp.MustCompile(`<body[^>]*\bdata-charts-total="(\d+)"`)
+	errorsBoxRe = regexp.MustCompile(`(?s)<div id="js-errors"[^>]*>.*?</div>`)
+	renderedRe  = regexp.MustCompile(`<body[^>]*\bdata-charts-rendered="(\d+)"`)
+	totalRe     = regexp.MustCompile(`<body[^>]*\bdata-charts-total="(\d+)"`)
 	// A chart's container and the first canvas inside it, with its size.
 	chartRe = regexp.MustCompile(`(?s)<div class="chart" id="([a-z0-9-]+)">.*?<canvas[^>]*\bwidth="(\d+)"[^>]*\bheight="(\d+)"`)
 )
@@ -105,8 +106,9 @@ func checkInBrowser(t *testing.T, page, shot string, height int, prefixes ...str
 	url := "file://" + filepath.ToSlash(abs)
 	dom := report.Chromium(t, browser, "--dump-dom", url)
 
-	if strings.Contains(dom, "data-js-errors=") || strings.Contains(dom, "<li>") && strings.Contains(dom, `id="js-errors" class="callout bad">`) {
-		t.Errorf("the page recorded script errors")
+	box := errorsBoxRe.FindString(dom)
+	if box == "" || strings.Contains(box, "<li>") || !strings.Contains(box, "hidden") || strings.Contains(dom, "data-js-errors=") {
+		t.Errorf("the page recorded script errors: %s", box)
 	}
 
 	m := renderedRe.FindStringSubmatch(dom)
