@@ -58,18 +58,6 @@ func runOf(t *testing.T, p50s [2]float64, values ...int64) *result.Result {
 	}
 }
 
-func chartNamed(charts []*chart, prefix string) []*chart {
-	var out []*chart
-
-	for _, c := range charts {
-		if strings.HasPrefix(c.ID, prefix) {
-			out = append(out, c)
-		}
-	}
-
-	return out
-}
-
 // TestMatrixPictures checks the matrix charts: the bars are the verdicts'
 // medians with their intervals and texts (cross-target: one bar per
 // target); the spectrum is the merged histogram of each cell's trials at
@@ -241,17 +229,19 @@ func TestCompareOnPutsItsFigureFirst(t *testing.T) {
 func TestGrowthPanels(t *testing.T) {
 	t.Parallel()
 
+	block := func(i int, docs int64, small, big result.Latency) result.Block {
+		return result.Block{
+			Index: i, Complete: true, Collection: result.CollectionSize{Name: "c", Documents: docs},
+			Operations: []result.Operation{
+				{Name: "small", Count: 1, LatencyUS: small},
+				{Name: "big", Count: 1, LatencyUS: big},
+			},
+		}
+	}
+
 	blocks := []result.Block{
-		{Index: 0, Complete: true, Collection: result.CollectionSize{Name: "c", Documents: 10},
-			Operations: []result.Operation{
-				{Name: "small", Count: 1, LatencyUS: result.Latency{P50: 1, P95: 2, P99: 3}},
-				{Name: "big", Count: 1, LatencyUS: result.Latency{P50: 1000, P95: 2000, P99: 3000}},
-			}},
-		{Index: 1, Complete: true, Collection: result.CollectionSize{Name: "c", Documents: 20},
-			Operations: []result.Operation{
-				{Name: "small", Count: 1, LatencyUS: result.Latency{P50: 4, P95: 5, P99: 6}},
-				{Name: "big", Count: 1, LatencyUS: result.Latency{P50: 4000, P95: 5000, P99: 6000}},
-			}},
+		block(0, 10, result.Latency{P50: 1, P95: 2, P99: 3}, result.Latency{P50: 1000, P95: 2000, P99: 3000}),
+		block(1, 20, result.Latency{P50: 4, P95: 5, P99: 6}, result.Latency{P50: 4000, P95: 5000, P99: 6000}),
 	}
 
 	v := newBlocksView("p", blocks, colors{})
