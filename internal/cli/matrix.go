@@ -128,6 +128,7 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 	}
 
 	printMatrix(tableWriter(st, f), m)
+	printVerification(tableWriter(st, f), res)
 	resultsWritten(st, out)
 
 	if f.markdown != "" {

@@ -33,6 +33,8 @@ func printSummary(w io.Writer, res *result.Result) {
 	if printed == 0 {
 		fmt.Fprintln(w, "No operation was measured.")
 	}
+
+	printVerification(w, res)
 }
 
 func printPhase(w io.Writer, p *result.Phase) {

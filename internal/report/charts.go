@@ -9,6 +9,21 @@ type chart struct {
 	// ID is the id of the element the chart is drawn into.
 	ID string `json:"id"`
 
+	// Kind is "" for lines over X, "bars" for a bar chart of Bars (with
+	// confidence whiskers and verdicts), "spectrum" for a percentile
+	// spectrum (X in nines: log10(1/(1−q))).
+	Kind string `json:"kind,omitempty"`
+
+	// Bars are a bar chart's bars, in order.
+	Bars []bar `json:"bars,omitempty"`
+
+	// YLog draws the left axis logarithmic from the start.
+	YLog bool `json:"y_log,omitempty"`
+
+	// SpanGaps joins a line across missing values (for overlays of runs
+	// whose intervals end at different times).
+	SpanGaps bool `json:"span_gaps,omitempty"`
+
 	// Title and Note are the chart's heading and caption.
 	Title string `json:"-"`
 	Note  string `json:"-"`

@@ -224,7 +224,7 @@ func TestReportSections(t *testing.T) {
 		"warm (closed, 2.0 s, measure: false): not measured",
 		"Service time", "480.50µs", "<th>clamped</th>",
 		"Latency is response time", "15 (0.7%)", "the server did not keep up",
-		`id="r1-p3-latency"`, `id="r1-p3-throughput"`, `id="r1-p3-errors"`, `id="r1-p4-blocks"`, `id="r1-p4-bg1"`,
+		`id="r1-p3-latency"`, `id="r1-p3-throughput"`, `id="r1-p3-errors"`, `id="r1-p4-blocks-1"`, `id="r1-p4-blocks-2"`, `id="r1-p4-bg1"`,
 		"Growth blocks", "3*", "cut short by the end of the run",
 		"Background job touch", "2.20/s", "Background job sweep", "fixed rate of 0.50/s",
 		"collStats: not supported", `id="r1-server-opcounters"`, `id="r1-server-cache"`, `id="r1-server-tickets"`, `id="r1-server-db"`,

@@ -64,7 +64,8 @@ type scheduleView struct {
 }
 
 type blocksView struct {
-	Chart      *chart
+	// Charts are one panel per operation.
+	Charts     []*chart
 	Rows       []blockRow
 	Incomplete bool
 }
@@ -467,21 +468,10 @@ func newBlocksView(id string, blocks []result.Block, cols colors) *blocksView {
 	}
 
 	coll := known[0].Collection.Name
-	c := &chart{
-		ID:        id + "-blocks",
-		Title:     "Latency percentiles vs collection size",
-		Note:      "One point per growth block: p50 (solid), p90 (dashed) and p99 (dotted) of the block's operations against the documents in " + coll + " at the block's end.",
-		XLabel:    "documents in " + coll,
-		XName:     "documents",
-		XUnit:     "count",
-		YLabel:    "latency",
-		YUnit:     "us",
-		LogToggle: true,
-		Points:    true,
-	}
 
+	var xs []float64
 	for _, b := range known {
-		c.X = append(c.X, float64(b.Collection.Documents))
+		xs = append(xs, float64(b.Collection.Documents))
 	}
 
 	var names []string
@@ -497,14 +487,30 @@ func newBlocksView(id string, blocks []result.Block, cols colors) *blocksView {
 		}
 	}
 
-	for _, name := range names {
+	// One panel per operation, each with its own latency axis, so that a
+	// fast operation is not a flat line under a slow one.
+	for n, name := range names {
 		col := cols.of(name)
+		c := &chart{
+			ID:        fmt.Sprintf("%s-blocks-%d", id, n+1),
+			Title:     name + ": latency vs collection size",
+			Note:      "One point per growth block: p50 (solid), p95 (dashed) and p99 (dotted) of the block's " + name + " operations against the documents in " + coll + " at the block's end.",
+			XLabel:    "documents in " + coll,
+			XName:     "documents",
+			XUnit:     "count",
+			YLabel:    "latency",
+			YUnit:     "us",
+			LogToggle: true,
+			Points:    true,
+			X:         xs,
+		}
+
 		for _, pc := range []struct {
 			label, dash string
 			get         func(result.Latency) float64
 		}{
 			{"p50", "", func(l result.Latency) float64 { return l.P50 }},
-			{"p90", "dash", func(l result.Latency) float64 { return l.P90 }},
+			{"p95", "dash", func(l result.Latency) float64 { return l.P95 }},
 			{"p99", "dot", func(l result.Latency) float64 { return l.P99 }},
 		} {
 			s := series{Label: name + " " + pc.label, Color: col, Dash: pc.dash, Values: make([]*float64, len(known))}
@@ -519,9 +525,9 @@ func newBlocksView(id string, blocks []result.Block, cols colors) *blocksView {
 
 			c.Series = append(c.Series, s)
 		}
-	}
 
-	v.Chart = c
+		v.Charts = append(v.Charts, c)
+	}
 
 	return v
 }

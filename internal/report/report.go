@@ -83,6 +83,10 @@ type page struct {
 	// the first comparison run among the results (nil when there is none).
 	Matrix *matrixView
 
+	// Files compares the results files when there are several (nil
+	// otherwise).
+	Files *picturesView
+
 	UplotVersion string
 	LibraryJS    template.JS
 	LibraryCSS   template.CSS
@@ -102,7 +106,37 @@ type pageData struct {
 type matrixView struct {
 	Columns []string
 	Rows    []matrixRow
-	Charts  []*chart
+
+	// Pictures are the matrix's charts; Verification its write
+	// verification, per cell.
+	Pictures     *picturesView
+	Verification []verificationRow
+}
+
+// verificationRow is one line of a write verification table.
+type verificationRow struct {
+	Target       string
+	Variant      string
+	Collection   string
+	Trials       string
+	Acknowledged string
+	Present      string
+	Lost         string
+	Bad          bool
+}
+
+func newVerificationRows(vs []result.Verification) []verificationRow {
+	var rows []verificationRow
+
+	for _, v := range vs {
+		rows = append(rows, verificationRow{
+			Target: v.Target, Variant: v.Variant, Collection: v.Collection,
+			Trials: groupDigits(int64(v.Trials)), Acknowledged: groupDigits(v.Acknowledged),
+			Present: groupDigits(v.Present), Lost: groupDigits(v.Lost), Bad: v.Lost > 0,
+		})
+	}
+
+	return rows
 }
 
 type matrixRow struct {
@@ -138,7 +172,7 @@ func (o Options) newPage(results []*result.Result) (*page, error) {
 		p.Generated = formatTime(o.Generated)
 	}
 
-	var names []string
+	var names, labels []string
 
 	for i, r := range results {
 		if r == nil {
@@ -152,7 +186,14 @@ func (o Options) newPage(results []*result.Result) (*page, error) {
 
 		if p.Matrix == nil {
 			p.Matrix = newMatrixView(r.Matrix)
+			if p.Matrix != nil {
+				p.Matrix.Pictures = newMatrixPictures(r)
+				p.Matrix.Verification = newVerificationRows(r.Matrix.Verifications())
+				p.Data.Charts = append(p.Data.Charts, p.Matrix.Pictures.charts()...)
+			}
 		}
+
+		labels = append(labels, label)
 
 		v := newRunView(i+1, label, r)
 		p.Runs = append(p.Runs, v)
@@ -162,6 +203,9 @@ func (o Options) newPage(results []*result.Result) (*page, error) {
 			names = append(names, r.Workload.Name)
 		}
 	}
+
+	p.Files = newFilesPictures(results, shortLabels(labels))
+	p.Data.Charts = append(p.Data.Charts, p.Files.charts()...)
 
 	p.Title = "mongobench report: " + strings.Join(names, ", ")
 
@@ -175,8 +219,8 @@ func (v *runView) charts() []*chart {
 	for _, p := range v.Phases {
 		out = append(out, p.Charts...)
 
-		if p.Blocks != nil && p.Blocks.Chart != nil {
-			out = append(out, p.Blocks.Chart)
+		if p.Blocks != nil {
+			out = append(out, p.Blocks.Charts...)
 		}
 
 		for _, bg := range p.Background {

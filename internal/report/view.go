@@ -44,8 +44,13 @@ type runView struct {
 	WorkloadSource string
 	WorkloadSpec   string
 
-	Findings []findingView
-	Explain  []explainView
+	Findings      []findingView
+	FindingGroups []findingGroup
+	Explain       []explainView
+
+	// Verification is the run's write verification (see
+	// result.Verification).
+	Verification []verificationRow
 
 	Loads    []loadRow
 	Excluded []string
@@ -189,6 +194,9 @@ func newRunView(n int, label string, r *result.Result) *runView {
 			Severity: f.Severity, Warning: f.Severity == "warning", Operation: f.Operation, Text: f.Text,
 		})
 	}
+
+	v.FindingGroups = groupFindings(r)
+	v.Verification = newVerificationRows(r.Verifications())
 
 	for i := range r.Explain {
 		v.Explain = append(v.Explain, newExplainView(&r.Explain[i]))

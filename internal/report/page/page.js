@@ -49,8 +49,22 @@
     count: { tick: compact, value: group },
     bytes: { tick: bytes, value: bytes },
     bytes_rate: { tick: function (v) { return bytes(v) + "/s"; }, value: function (v) { return bytes(v) + "/s"; } },
-    s: { tick: function (v) { return trim(v, 2) + "s"; }, value: function (v) { return trim(v, 3) + " s"; } }
+    s: { tick: function (v) { return trim(v, 2) + "s"; }, value: function (v) { return trim(v, 3) + " s"; } },
+    nines: { tick: nines, value: nines }
   };
+
+  /* A percentile spectrum's x is log10(1/(1-q)): 1 is 90%, 2 is 99%. */
+  function nines(x) {
+    var q = 100 * (1 - Math.pow(10, -x));
+    return trim(q, Math.max(0, Math.ceil(x) - 1)) + "%";
+  }
+
+  /* Ticks at 50%, 90%, 99%, 99.9%, ... up to the axis's end. */
+  function ninesSplits(u, axisIdx, min, max) {
+    var out = [Math.log10(2)];
+    for (var k = 1; k <= max + 1e-9; k++) { out.push(k); }
+    return out;
+  }
 
   function unit(name) { return units[name] || units.count; }
 
@@ -62,7 +76,7 @@
   function axisSize(u, values) {
     var longest = 0;
     (values || []).forEach(function (v) { longest = Math.max(longest, String(v).length); });
-    return Math.max(40, Math.ceil(longest * 7.2) + 18);
+    return Math.max(40, Math.ceil(longest * 8) + 22);
   }
 
   function axis(scale, label, u, side) {
@@ -95,10 +109,12 @@
     var hasY2 = c.series.some(function (s) { return s.axis === 2; });
 
     var scales = { x: { time: false }, y: log ? { distr: 3, log: 10 } : { range: fromZero } };
+    if (c.kind === "spectrum") { scales.x.range = function (u, min, max) { return [0, Math.max(max, 1)]; }; }
     if (hasY2) { scales.y2 = { range: fromZero }; }
 
     var x = axis("x", c.x_label, xu);
     delete x.size;
+    if (c.kind === "spectrum") { x.splits = ninesSplits; }
     var axes = [x, axis("y", c.y_label, yu)];
     if (log) { delete axes[1].incrs; }
     if (hasY2) { axes.push(axis("y2", c.y2_label, y2u, 1)); }
@@ -112,7 +128,7 @@
         width: s.width || 1.75,
         dash: dashOf(s.dash),
         scale: s.axis === 2 ? "y2" : "y",
-        spanGaps: false,
+        spanGaps: !!c.span_gaps,
         points: c.points ? { show: true, size: 6, fill: s.color } : { show: false },
         value: function (u, v) { return v == null ? "–" : fmt.value(v); }
       });
@@ -136,11 +152,108 @@
 
   var plots = {};
 
+  var BAR_ROW = 34;
+
+  /* A horizontal bar chart drawn on a canvas of its own: one bar per
+     variant, target or file, its 95% confidence interval as a whisker and
+     its verdict to the right. */
+  function drawBars(c, el) {
+    var u = unit(c.y_unit);
+    var bars = c.bars || [];
+    var width = widthOf(el);
+    var labelW = 0, textW = 0;
+    var dpr = window.devicePixelRatio || 1;
+    var canvas = document.createElement("canvas");
+    var ctx = canvas.getContext("2d");
+    var font = '13px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif';
+    ctx.font = font;
+    bars.forEach(function (b) {
+      labelW = Math.max(labelW, ctx.measureText(b.label).width);
+      textW = Math.max(textW, ctx.measureText((b.text || "") + "  000.00ms").width);
+    });
+    labelW = Math.min(Math.ceil(labelW) + 12, width * 0.3);
+    textW = Math.min(Math.ceil(textW) + 16, width * 0.4);
+    var top = 8, axisH = 34;
+    var height = top + bars.length * BAR_ROW + axisH;
+    canvas.width = Math.round(width * dpr);
+    canvas.height = Math.round(height * dpr);
+    canvas.style.width = width + "px";
+    canvas.style.height = height + "px";
+    ctx.scale(dpr, dpr);
+    ctx.font = font;
+
+    var hi = 0;
+    bars.forEach(function (b) {
+      [b.value, b.hi].forEach(function (v) { if (v != null && isFinite(v)) { hi = Math.max(hi, v); } });
+    });
+    if (hi <= 0) { hi = 1; }
+    /* Four ticks at a round step (1, 2, 2.5 or 5 × a power of ten). */
+    var raw = hi * 1.05 / 4, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    var step = [1, 2, 2.5, 5, 10].map(function (m) { return m * mag; }).filter(function (v) { return v >= raw; })[0];
+    var incr = step * 4;
+    var x0 = labelW, x1 = width - textW - 8;
+    function px(v) { return x0 + (x1 - x0) * Math.min(v, incr) / incr; }
+
+    /* Grid and axis ticks. */
+    ctx.strokeStyle = "#e5e7eb";
+    ctx.fillStyle = "#6b7280";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    for (var k = 0; k <= 4; k++) {
+      var v = incr * k / 4, gx = px(v);
+      ctx.beginPath(); ctx.moveTo(gx, top); ctx.lineTo(gx, top + bars.length * BAR_ROW); ctx.stroke();
+      ctx.fillText(u.tick(v), gx, top + bars.length * BAR_ROW + 4);
+    }
+    ctx.fillText(c.y_label || "", (x0 + x1) / 2, top + bars.length * BAR_ROW + 19);
+
+    bars.forEach(function (b, i) {
+      var y = top + i * BAR_ROW, mid = y + BAR_ROW / 2;
+      ctx.textBaseline = "middle";
+      ctx.textAlign = "right";
+      ctx.fillStyle = "#1f2937";
+      ctx.fillText(b.label, x0 - 8, mid, labelW - 10);
+      if (b.value != null) {
+        ctx.fillStyle = b.color;
+        ctx.globalAlpha = b.kind === "inconclusive" ? 0.35 : 0.8;
+        ctx.fillRect(x0, y + 7, Math.max(1, px(b.value) - x0), BAR_ROW - 14);
+        ctx.globalAlpha = 1;
+      }
+      if (b.lo != null && b.hi != null) {
+        var a = px(b.lo), z = px(b.hi);
+        ctx.strokeStyle = "#111827";
+        ctx.lineWidth = 1.5;
+        ctx.beginPath();
+        ctx.moveTo(a, mid); ctx.lineTo(z, mid);
+        ctx.moveTo(a, mid - 6); ctx.lineTo(a, mid + 6);
+        ctx.moveTo(z, mid - 6); ctx.lineTo(z, mid + 6);
+        ctx.stroke();
+        ctx.lineWidth = 1;
+      }
+      /* The value and verdict just right of the bar and its whisker. */
+      var end = x0;
+      [b.value, b.hi].forEach(function (v) { if (v != null && isFinite(v)) { end = Math.max(end, px(v)); } });
+      ctx.textAlign = "left";
+      ctx.fillStyle = b.kind === "difference" ? "#b91c1c" : (b.kind === "reference" ? "#15803d" : "#374151");
+      var label = (b.value != null ? u.value(b.value) + "  " : "") + (b.text || "");
+      ctx.fillText(label, end + 10, mid, width - end - 12);
+    });
+
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", c.title || c.id);
+    el.appendChild(canvas);
+    return { el: el, destroy: function () {}, redraw: function () { draw(c, false); } };
+  }
+
   function draw(c, log) {
     var el = document.getElementById(c.id);
     if (!el) { fail("no element for chart " + c.id); return false; }
     if (plots[c.id]) { plots[c.id].destroy(); delete plots[c.id]; }
     el.textContent = "";
+    if (c.kind === "bars") {
+      if (!c.bars || c.bars.length === 0) { el.innerHTML = '<div class="chart-missing">No data to plot.</div>'; return false; }
+      plots[c.id] = drawBars(c, el);
+      return true;
+    }
     if (!c.x || c.x.length === 0) {
       el.innerHTML = '<div class="chart-missing">No data to plot.</div>';
       return false;
@@ -162,7 +275,7 @@
     charts.forEach(function (c) {
       byID[c.id] = c;
       try {
-        if (draw(c, false)) { drawn++; }
+        if (draw(c, !!c.y_log)) { drawn++; }
       } catch (e) {
         fail("chart " + c.id + ": " + (e && e.message ? e.message : e));
       }
@@ -182,6 +295,7 @@
       pending = setTimeout(function () {
         Object.keys(plots).forEach(function (id) {
           var p = plots[id];
+          if (p.redraw) { p.redraw(); return; }
           p.plot.setSize({ width: widthOf(p.el), height: HEIGHT });
         });
       }, 100);

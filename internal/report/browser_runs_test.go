@@ -1,0 +1,289 @@
+package report_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/cli"
+	"github.com/mongobench/mongobench/internal/report"
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/wiretest"
+)
+
+// syncBuffer is an io.Writer safe for the command's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+
+	return b.buf.String()
+}
+
+// mongobench runs the command in-process and fails the test unless it
+// exits 0 within two minutes.
+func mongobench(t *testing.T, args ...string) {
+	t.Helper()
+
+	var stdout, stderr syncBuffer
+
+	st := &cli.State{
+		Args: args, Stdout: &stdout, Stderr: &stderr,
+		Getenv:      func(k string) string { return map[string]string{"CI": "1"}[k] },
+		Signals:     make(chan os.Signal),
+		StopSignals: func() {},
+		Exit:        func(code int) { t.Errorf("forced exit %d", code) },
+		Now:         time.Now,
+	}
+
+	done := make(chan int, 1)
+	go func() { done <- cli.Main(st) }()
+
+	select {
+	case code := <-done:
+		if code != cli.ExitOK {
+			t.Fatalf("mongobench %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("mongobench %s did not finish in 2 minutes", strings.Join(args, " "))
+	}
+}
+
+// nullServer starts a wiretest server answering every request after delay.
+func nullServer(t *testing.T, delay time.Duration) *wiretest.Server {
+	t.Helper()
+
+	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(delay)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(func() { _ = srv.Close() })
+
+	return srv
+}
+
+var (
+	errorsBoxRe = regexp.MustCompile(`(?s)<div id="js-errors"[^>]*>.*?</div>`)
+	renderedRe  = regexp.MustCompile(`<body[^>]*\bdata-charts-rendered="(\d+)"`)
+	totalRe     = regexp.MustCompile(`<body[^>]*\bdata-charts-total="(\d+)"`)
+	// A chart's container and the first canvas inside it, with its size.
+	chartRe = regexp.MustCompile(`(?s)<div class="chart" id="([a-z0-9-]+)">.*?<canvas[^>]*\bwidth="(\d+)"[^>]*\bheight="(\d+)"`)
+)
+
+// checkInBrowser opens the report at page in a headless Chromium without
+// network, checks that no script failed, that every chart was drawn and
+// that each chart whose id starts with one of prefixes has a canvas of
+// non-zero size; it saves a screenshot 1280 pixels wide and height high as
+// shot.
+func checkInBrowser(t *testing.T, page, shot string, height int, prefixes ...string) {
+	t.Helper()
+
+	browser := report.FindBrowser(t)
+
+	abs, err := filepath.Abs(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	url := "file://" + filepath.ToSlash(abs)
+	dom := report.Chromium(t, browser, "--dump-dom", url)
+
+	box := errorsBoxRe.FindString(dom)
+	if box == "" || strings.Contains(box, "<li>") || !strings.Contains(box, "hidden") || strings.Contains(dom, "data-js-errors=") {
+		t.Errorf("the page recorded script errors: %s", box)
+	}
+
+	m := renderedRe.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the page's script did not finish (no data-charts-rendered on <body>)")
+	}
+
+	rendered, _ := strconv.Atoi(m[1])
+
+	total := -1
+	if m := totalRe.FindStringSubmatch(dom); m != nil {
+		total, _ = strconv.Atoi(m[1])
+	}
+
+	if rendered == 0 || rendered != total {
+		t.Errorf("%d of %d charts rendered", rendered, total)
+	}
+
+	sized := map[string]bool{}
+
+	for _, m := range chartRe.FindAllStringSubmatch(dom, -1) {
+		w, _ := strconv.Atoi(m[2])
+		h, _ := strconv.Atoi(m[3])
+		sized[m[1]] = w > 0 && h > 0
+	}
+
+	for _, prefix := range prefixes {
+		n := 0
+
+		for id, ok := range sized {
+			if strings.HasPrefix(id, prefix) {
+				n++
+
+				if !ok {
+					t.Errorf("chart %s has a canvas of zero size", id)
+				}
+			}
+		}
+
+		if n == 0 {
+			t.Errorf("no chart %s* with a canvas in the page", prefix)
+		}
+	}
+
+	report.Chromium(t, browser, "--hide-scrollbars", "--window-size=1280,"+strconv.Itoa(height), "--screenshot="+shot, url)
+
+	info, err := os.Stat(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+
+	if info.Size() < 20<<10 {
+		t.Errorf("screenshot is only %d bytes, a blank page?", info.Size())
+	}
+}
+
+// TestMatrixReportInBrowser runs the cleanup study (four variants, six
+// rounds) on the embedded default with 300 ms trials, makes the report of
+// its results and checks in Chromium that the bar charts with confidence
+// whiskers, percentile spectra and latency-over-time overlays are drawn
+// (report-matrix.png and .html in the artifact directory).
+func TestMatrixReportInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the cleanup study on an embedded FerretDB")
+	}
+
+	report.FindBrowser(t)
+
+	dir := report.ArtifactDir(t)
+
+	out := filepath.Join(t.TempDir(), "cleanup.json")
+	mongobench(t, "run", "../../workloads/studies/cleanup.yaml", "--out", out, "--quiet", "--no-explain",
+		"--server-stats-interval", "0", "--duration", "1s")
+
+	page := filepath.Join(dir, "report-matrix.html")
+	mongobench(t, "report", out, "--out", page)
+
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, want := range []string{"95% CI", "Latency distribution", "Latency over time"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+
+	checkInBrowser(t, page, filepath.Join(dir, "report-matrix.png"), 2200, "matrix-bars-", "matrix-spectrum-", "matrix-overtime-")
+}
+
+// TestWriteVerificationReport runs the write-durability study on the
+// embedded default at 2 batches of 500 and one round: every variant's
+// inserts must be acknowledged and found (1,000 documents each, none
+// lost), and the report must show the table.
+func TestWriteVerificationReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the write-durability study on an embedded FerretDB")
+	}
+
+	text, err := os.ReadFile("../../workloads/studies/write-durability.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	small := strings.Replace(strings.Replace(string(text), "max_operations: 20 ", "max_operations: 2 ", 1), "rounds: 6", "rounds: 1", 1)
+	if small == string(text) {
+		t.Fatal("the study's size lines changed; update this test")
+	}
+
+	tmp := t.TempDir()
+	spec := filepath.Join(tmp, "write-durability.yaml")
+
+	if err := os.WriteFile(spec, []byte(small), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(tmp, "wd.json")
+	mongobench(t, "run", spec, "--out", out, "--quiet", "--no-explain", "--server-stats-interval", "0")
+
+	res, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	vs := res.Matrix.Verifications()
+	if len(vs) != 3 {
+		t.Fatalf("%d verification rows, want one per variant (3): %+v", len(vs), vs)
+	}
+
+	for _, v := range vs {
+		if v.Collection != "locations" || v.Trials != 1 || v.Acknowledged != 1000 || v.Present != 1000 || v.Lost != 0 {
+			t.Errorf("%+v, want 1,000 acknowledged and present in locations", v)
+		}
+	}
+
+	page := filepath.Join(tmp, "report.html")
+	mongobench(t, "report", out, "--out", page)
+
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !bytes.Contains(html, []byte(`<td class="text">majority</td><td class="text mono">locations</td><td>1</td><td>1,000</td><td>1,000</td><td class="ok-text">0</td>`)) {
+		t.Errorf("the report lacks the majority variant's verification row")
+	}
+}
+
+// TestCompareReportInBrowser makes the report of two real short runs, on
+// null servers answering in 1 ms and 5 ms, and checks in Chromium that the
+// files' comparison charts are drawn (report-compare.png and .html in the
+// artifact directory).
+func TestCompareReportInBrowser(t *testing.T) {
+	report.FindBrowser(t)
+
+	dir := report.ArtifactDir(t)
+	tmp := t.TempDir()
+
+	var files []string
+
+	for _, run := range []struct {
+		name  string
+		delay time.Duration
+	}{{"fast-1ms", time.Millisecond}, {"slow-5ms", 5 * time.Millisecond}} {
+		srv := nullServer(t, run.delay)
+		out := filepath.Join(tmp, run.name+".json")
+		mongobench(t, "run", "testdata/null_pair.yaml", "--uri", srv.URI(), "--out", out, "--quiet",
+			"--no-explain", "--server-stats-interval", "0", "--duration", "2s")
+
+		files = append(files, out)
+	}
+
+	page := filepath.Join(dir, "report-compare.html")
+	mongobench(t, append([]string{"report"}, append(files, "--out", page)...)...)
+
+	checkInBrowser(t, page, filepath.Join(dir, "report-compare.png"), 2000, "files-bars-", "files-spectrum-", "files-overtime-")
+}
