@@ -416,6 +416,8 @@ func (v *validator) background(path string, p *Phase, b *Background, ops map[str
 		v.at(f("operation"), "operation %q is the phase's own; a background job runs beside them", b.Operation)
 	}
 
+	v.compositeRefs(f("operation"), b.Operation)
+
 	if (b.Rate > 0) == (b.Pacing != nil) {
 		v.at(path, "a background job needs either a fixed rate or pacing")
 	}
