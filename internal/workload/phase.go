@@ -17,6 +17,9 @@ const (
 	ModelBlocks             = "blocks"
 )
 
+// Models lists every load model Phase.Model can return.
+var Models = []string{ModelClosed, ModelRate, ModelRampingRate, ModelRampingConcurrency, ModelBlocks}
+
 // Defaults of phase fields.
 const (
 	DefaultMaxInFlight           = 64
