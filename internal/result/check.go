@@ -32,6 +32,7 @@ import (
 //   - a measured unit (an iteration or a composite operation) names steps
 //     that are operations of its phase, which ran at least as often as it
 //     and failed at least as often (see checkUnits);
+//   - the workload's compare_on names an operation of some phase;
 //   - the top-level operations equal the main phase's.
 func (r *Result) Check() []error {
 	var c checker
@@ -64,6 +65,8 @@ func (r *Result) Check() []error {
 		seen[p.Name] = true
 		c.checkPhase(where, p)
 	}
+
+	c.checkCompareOn(r)
 
 	var want []Operation
 	if m := r.MainPhase(); m != nil {

@@ -99,6 +99,10 @@ type Workload struct {
 	Name string `json:"name"`
 	// File is the path of the workload file, if it came from one.
 	File string `json:"file"`
+	// CompareOn names the figure the workload's question is about
+	// (run.compare_on): "iteration" or an operation's name, which analysis
+	// and printing put first. Empty when the workload names none.
+	CompareOn string `json:"compare_on,omitempty"`
 	// Spec is the fully parsed workload, defaults included, so a reader can
 	// see exactly what ran without the original file. Any JSON-encodable
 	// value is accepted; ReadFile returns it as generic JSON values

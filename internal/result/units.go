@@ -89,3 +89,20 @@ func (c *checker) checkUnits(where string, p *Phase) {
 		}
 	}
 }
+
+// checkCompareOn verifies that the figure the workload compares on is
+// measured in some phase of a run result.
+func (c *checker) checkCompareOn(r *Result) {
+	name := r.Workload.CompareOn
+	if name == "" || len(r.Phases) == 0 {
+		return
+	}
+	for i := range r.Phases {
+		for j := range r.Phases[i].Operations {
+			if r.Phases[i].Operations[j].Name == name {
+				return
+			}
+		}
+	}
+	c.addf("workload compare_on %q is not an operation of any phase", name)
+}

@@ -102,3 +102,19 @@ func TestCheckUnits(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckCompareOn(t *testing.T) {
+	t.Parallel()
+
+	r := unitResult(t, 5, 0)
+	r.Workload.CompareOn = "iteration"
+
+	if errs := r.Check(); errs != nil {
+		t.Fatalf("compare_on iteration: %v", errs)
+	}
+
+	r.Workload.CompareOn = "nope"
+	if errs := r.Check(); len(errs) != 1 || !strings.Contains(errs[0].Error(), `compare_on "nope"`) {
+		t.Errorf("errors %v, want one about compare_on", errs)
+	}
+}
