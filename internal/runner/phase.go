@@ -7,7 +7,14 @@
 // operation when the previous one returned), possibly with a ramped number of
 // workers; open-loop (operations start on a schedule computed from the
 // phase's start, latency counted from the scheduled start); or growth blocks.
-// Background jobs run beside any of them at a fixed or latency-paced rate.
+// Each model is an Executor, registered by name in executor.go and written in
+// a file of its own; RunPhase finds the phase's through the registry and
+// wraps it in what every phase shares (drive). Background jobs run beside any
+// of them at a fixed or latency-paced rate.
+//
+// A worker's iteration is one operation of the mix, a composite operation, or
+// one pass of the phase's sequence; the last two are also measured as units
+// of their own beside their operations (units.go).
 package runner
 
 import (
