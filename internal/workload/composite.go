@@ -117,21 +117,12 @@ func (v *validator) compareOn() {
 	}
 }
 
-// hasSequence reports whether some phase (or growth-block step) runs a
-// sequence, and so measures whole iterations.
+// hasSequence reports whether some phase runs a sequence, and so measures
+// whole iterations (a growth block's sequence is not measured as a unit).
 func (s *Spec) hasSequence() bool {
 	phases, _ := s.PhaseList()
-	for _, p := range phases {
-		if len(p.Sequence) > 0 {
-			return true
-		}
 
-		if p.Blocks != nil && slices.ContainsFunc(p.Blocks.Steps, func(st Step) bool { return len(st.Sequence) > 0 }) {
-			return true
-		}
-	}
-
-	return false
+	return slices.ContainsFunc(phases, func(p *Phase) bool { return len(p.Sequence) > 0 })
 }
 
 // FigureNames lists the names under which the workload's operations are

@@ -194,3 +194,52 @@ func checkMessages(t *testing.T, text string, want []string) {
 		}
 	}
 }
+
+// A variant may turn an operation into a composite (or back): the patched
+// item is replaced, since its fields belong to the other kind, while a patch
+// that names neither op nor steps merges into the composite.
+func TestCompositeVariants(t *testing.T) {
+	t.Parallel()
+
+	text := compositeBase + `variants:
+  - name: split
+    operations:
+      - name: ins
+        steps:
+          - {name: one, op: insertOne, collection: c, document: {a: 1}}
+          - {name: two, op: insertOne, collection: c, document: {a: 2}}
+  - name: heavier
+    operations:
+      - {name: rmw, weight: 80}
+  - name: flat
+    operations:
+      - {name: rmw, op: findOne, collection: c}
+`
+
+	s, errs := Parse("w.yaml", []byte(text))
+	if len(errs) > 0 {
+		t.Fatalf("unexpected errors: %v", errs)
+	}
+
+	vs, errs := s.VariantSpecs()
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+
+	byName := map[string]*Spec{}
+	for _, v := range vs {
+		byName[v.Variant] = v
+	}
+
+	if ins := byName["split"].Operations[0]; !ins.Composite() || ins.Op != "" || len(ins.Steps) != 2 {
+		t.Errorf("split: ins = %+v, want a composite of two steps", ins)
+	}
+
+	if rmw := byName["heavier"].Operations[1]; !rmw.Composite() || rmw.WeightOf() != 80 || len(rmw.Steps) != 2 {
+		t.Errorf("heavier: rmw weight %v steps %d, want 80 and its 2 steps", rmw.WeightOf(), len(rmw.Steps))
+	}
+
+	if rmw := byName["flat"].Operations[1]; rmw.Composite() || rmw.Op != KindFindOne {
+		t.Errorf("flat: rmw = %+v, want a plain findOne", rmw)
+	}
+}
