@@ -111,7 +111,7 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 	res := &result.Result{
 		SchemaVersion:     result.SchemaVersion,
 		MongobenchVersion: r.opts.Version,
-		Workload:          result.Workload{Name: base.Name, File: r.plan.Path, Spec: base, Source: string(base.Source())},
+		Workload:          result.Workload{Name: base.Name, File: r.plan.Path, CompareOn: base.Run.CompareOn, Spec: base, Source: string(base.Source())},
 		Target:            result.Target{Kind: result.KindMatrix, Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
 		StartedAt:         started,
 		DurationS:         time.Since(started).Seconds(),

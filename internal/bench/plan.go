@@ -42,6 +42,14 @@ func Compile(spec *workload.Spec) (*Compiled, []error) {
 		return nil, errs
 	}
 
+	// Every phase's load model needs an executor in the engine.
+	phases, paths := spec.PhaseList()
+	for i, p := range phases {
+		if err := runner.CheckModel(p.Model()); err != nil {
+			return nil, []error{fmt.Errorf("%s: %s: %w", spec.File(), paths[i], err)}
+		}
+	}
+
 	return &Compiled{Spec: spec, Env: env, Ops: ops, Loads: loads}, nil
 }
 

@@ -54,7 +54,7 @@ func newResultBuilder(started time.Time, version, path string, spec *workload.Sp
 		res: &result.Result{
 			SchemaVersion:     result.SchemaVersion,
 			MongobenchVersion: version,
-			Workload:          result.Workload{Name: spec.Name, File: path, Spec: spec, Source: string(spec.Source())},
+			Workload:          result.Workload{Name: spec.Name, File: path, CompareOn: spec.Run.CompareOn, Spec: spec, Source: string(spec.Source())},
 			Target: result.Target{
 				Kind:          kind,
 				URI:           t.redactedURI(),

@@ -316,6 +316,10 @@ func exitVerdict(st *State, spec *workload.Spec, outcome *bench.Outcome, res *re
 		measured = true
 
 		for _, o := range p.Operations {
+			if o.Unit != "" {
+				continue // made of the operations, counted there
+			}
+
 			ok += o.Count
 			for _, n := range o.Errors {
 				bad += n
