@@ -113,12 +113,8 @@ func compileOne(spec *workload.Spec, env *datagen.Env, i int) (*Operation, []err
 		o.decode = newDecoder(so.Decode, nil)
 	}
 
-	if so.Op == workload.KindCreateIndexes {
-		o.indexes = IndexModels(spec, so.Collection, so.Indexes)
-	}
-
-	if so.Op == workload.KindInsertMany {
-		if err := checkBatch(spec, p, so.BatchSize, o.document); err != nil {
+	if k, ok := lookupKind(so.Op); ok && k.compile != nil {
+		if err := k.compile(o, spec, p); err != nil {
 			errs = append(errs, err)
 		}
 	}
