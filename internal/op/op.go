@@ -5,6 +5,9 @@
 // that `mongobench validate` checks everything without a server, and so that
 // the per-call work on the load engine's hot path is only generating values
 // and calling the driver.
+//
+// Each operation kind is one file, kind_*.go, listed in the registry of
+// kinds.go; package opkind holds what a workload may write for each kind.
 package op
 
 import (
