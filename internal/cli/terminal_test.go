@@ -21,7 +21,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/mongobench/mongobench/internal/pglaunch"
+	"github.com/mongobench/mongobench/internal/pglaunch/pglaunchtest"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/wiretest"
 )
@@ -523,9 +523,7 @@ func (term *terminal) testLeftover(t *testing.T) {
 // testPostgreSQL stops a ferretdb-postgres run with SIGTERM: PostgreSQL,
 // a child process, must be stopped and its directory removed.
 func (term *terminal) testPostgreSQL(t *testing.T) {
-	if err := pglaunch.Available(); err != nil {
-		t.Skipf("PostgreSQL cannot be launched here: %v", err)
-	}
+	pglaunchtest.Require(t) // fails instead of skipping under CI
 
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")

@@ -39,11 +39,6 @@ func (t *Template) Value(s *Scope) any { return t.c.gen.value(s) }
 // insertMany batch) bound their memory with it.
 func (t *Template) MaxValues() float64 { return t.c.elems }
 
-// IsStatic reports whether the template has no generators (its value can be
-// computed once and reused). Generators with a fixed result, such as a literal
-// ^date or a ^pool of size 1, count as static too.
-func (t *Template) IsStatic() bool { return isConst(t.c) }
-
 // Compile compiles one template node (may be any YAML node kind) at field
 // path `path`, which prefixes the messages of the errors returned. Errors are
 // []error of *yamlpos.Error, sorted by position; the Template is nil then.

@@ -81,8 +81,8 @@ func TestPlainTemplates(t *testing.T) {
 			e := newEnv(t, 1, "")
 			tmpl := compileYAML(t, e, tc.src)
 
-			if !tmpl.IsStatic() {
-				t.Errorf("IsStatic() = false, want true")
+			if !isConst(tmpl.c) {
+				t.Errorf("isConst = false, want true")
 			}
 
 			got := tmpl.Value(e.NewScope(0))
@@ -93,7 +93,10 @@ func TestPlainTemplates(t *testing.T) {
 	}
 }
 
-func TestIsStatic(t *testing.T) {
+// TestIsConst checks which templates count as constant (their value
+// computed once and reused): generators with a fixed result, such as a
+// literal ^date or a ^pool of size 1, count too.
+func TestIsConst(t *testing.T) {
 	t.Parallel()
 
 	for _, tc := range []struct {
@@ -112,8 +115,8 @@ func TestIsStatic(t *testing.T) {
 		{"{a: {^var: k}}", true}, // a variable with a static template is a constant
 	} {
 		e := newEnv(t, 1, "{v: {^int: {min: 0, max: 9}}, k: 5}")
-		if got := compileYAML(t, e, tc.src).IsStatic(); got != tc.want {
-			t.Errorf("%s: IsStatic() = %v, want %v", tc.src, got, tc.want)
+		if got := isConst(compileYAML(t, e, tc.src).c); got != tc.want {
+			t.Errorf("%s: isConst = %v, want %v", tc.src, got, tc.want)
 		}
 	}
 }

@@ -27,23 +27,28 @@ func mustRaw(t *testing.T, doc bson.D) bson.Raw {
 }
 
 // refusedDial returns the real error of dialing a local port nobody listens
-// on.
+// on. A port freed by closing a listener can be taken by another process
+// before the dial; each attempt uses a fresh port, and the test fails (it
+// does not skip) if every one of them was taken.
 func refusedDial(t *testing.T) error {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	conn, err := net.Dial("tcp", addr)
-	if err == nil {
+	for range 20 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		if err := ln.Close(); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
 		_ = conn.Close()
-		t.Skip("port was reused before the dial")
 	}
-	return err
+	t.Fatal("20 freed ports were all listened on again before the dial")
+	return nil
 }
 
 // readTimeout returns the real error of reading from a connection whose read

@@ -201,7 +201,7 @@ func TestRegistryBytes(t *testing.T) {
 
 	// After a tick: the interval keeps a histogram only for operation c.
 	r.Tick(t0.Add(time.Second))
-	var want int64 = workers * ops * handleOpBytes
+	want := workers * ops * handleOpBytes
 	for _, h := range r.handles {
 		for _, o := range h.ops {
 			want += o.hist.Bytes()

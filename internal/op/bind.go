@@ -2,8 +2,6 @@ package op
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -54,213 +52,6 @@ func (o *Operation) BindUntimed(db *mongo.Database) Func {
 	return o.body(db, coll)
 }
 
-// body returns the kind-specific part of the operation.
-//
-//nolint:gocognit,gocyclo // one case per operation kind reads best as a switch
-func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
-	so := o.Spec
-
-	switch so.Op {
-	case workload.KindInsertOne:
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			_, err := coll.InsertOne(ctx, o.document.Value(s))
-			return written(err, 1)
-		}
-
-	case workload.KindInsertMany:
-		n := so.BatchSize
-		opts := options.InsertMany()
-		if so.Ordered != nil {
-			opts.SetOrdered(*so.Ordered)
-		}
-
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			docs := make([]any, n)
-			for i := range docs {
-				docs[i] = o.document.Value(s)
-			}
-
-			res, err := coll.InsertMany(ctx, docs, opts)
-			if res != nil && len(res.InsertedIDs) > 0 {
-				return int64(len(res.InsertedIDs)), err
-			}
-
-			return written(err, int64(n))
-		}
-
-	case workload.KindFindOne:
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			opts := options.FindOne()
-			if o.projection != nil {
-				opts.SetProjection(o.projection.Value(s))
-			}
-
-			if o.sort != nil {
-				opts.SetSort(o.sort.Value(s))
-			}
-
-			if so.Skip > 0 {
-				opts.SetSkip(so.Skip)
-			}
-
-			raw, err := coll.FindOne(ctx, o.filterValue(s), opts).Raw()
-			switch {
-			case errors.Is(err, mongo.ErrNoDocuments):
-				return 0, nil
-			case err != nil:
-				return 0, err
-			}
-
-			if o.decode != nil {
-				if err := o.decode(raw); err != nil {
-					return 0, err
-				}
-			}
-
-			return 1, nil
-		}
-
-	case workload.KindFind:
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			opts := options.Find()
-			if o.projection != nil {
-				opts.SetProjection(o.projection.Value(s))
-			}
-
-			if o.sort != nil {
-				opts.SetSort(o.sort.Value(s))
-			}
-
-			if so.Limit > 0 {
-				opts.SetLimit(so.Limit)
-			}
-
-			if so.Skip > 0 {
-				opts.SetSkip(so.Skip)
-			}
-
-			if so.BatchSize > 0 {
-				opts.SetBatchSize(int32(so.BatchSize)) //nolint:gosec // validated to be <= 100000
-			}
-
-			cur, err := coll.Find(ctx, o.filterValue(s), opts)
-			if err != nil {
-				return 0, err
-			}
-
-			return drain(ctx, cur, o.decode)
-		}
-
-	case workload.KindCountDocuments:
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			opts := options.Count()
-			if so.Limit > 0 {
-				opts.SetLimit(so.Limit)
-			}
-
-			if so.Skip > 0 {
-				opts.SetSkip(so.Skip)
-			}
-
-			_, err := coll.CountDocuments(ctx, o.filterValue(s), opts)
-
-			return 0, err
-		}
-
-	case workload.KindAggregate:
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			opts := options.Aggregate()
-			if so.BatchSize > 0 {
-				opts.SetBatchSize(int32(so.BatchSize)) //nolint:gosec // validated to be <= 100000
-			}
-
-			cur, err := coll.Aggregate(ctx, o.pipeline.Value(s), opts)
-			if err != nil {
-				return 0, err
-			}
-
-			return drain(ctx, cur, o.decode)
-		}
-
-	case workload.KindUpdateOne, workload.KindUpdateMany:
-		many := so.Op == workload.KindUpdateMany
-
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			var (
-				res *mongo.UpdateResult
-				err error
-			)
-
-			if many {
-				res, err = coll.UpdateMany(ctx, o.filterValue(s), o.update.Value(s), options.UpdateMany().SetUpsert(so.Upsert))
-			} else {
-				res, err = coll.UpdateOne(ctx, o.filterValue(s), o.update.Value(s), options.UpdateOne().SetUpsert(so.Upsert))
-			}
-
-			return updated(res, err)
-		}
-
-	case workload.KindReplaceOne:
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			res, err := coll.ReplaceOne(ctx, o.filterValue(s), o.replacement.Value(s), options.Replace().SetUpsert(so.Upsert))
-			return updated(res, err)
-		}
-
-	case workload.KindDeleteOne, workload.KindDeleteMany:
-		many := so.Op == workload.KindDeleteMany
-
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			var (
-				res *mongo.DeleteResult
-				err error
-			)
-
-			if many {
-				res, err = coll.DeleteMany(ctx, o.filterValue(s))
-			} else {
-				res, err = coll.DeleteOne(ctx, o.filterValue(s))
-			}
-
-			if res != nil {
-				return res.DeletedCount, err
-			}
-
-			return 0, err
-		}
-
-	case workload.KindDrop:
-		return func(ctx context.Context, _ *datagen.Scope) (int64, error) {
-			return 0, coll.Drop(ctx)
-		}
-
-	case workload.KindCreateIndexes:
-		models := o.indexes
-
-		return func(ctx context.Context, _ *datagen.Scope) (int64, error) {
-			_, err := coll.Indexes().CreateMany(ctx, models)
-			return 0, err
-		}
-
-	case workload.KindRunCommand:
-		rp := readPref(so.ReadPreference)
-
-		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
-			opts := options.RunCmd()
-			if rp != nil {
-				opts.SetReadPreference(rp)
-			}
-
-			return 0, db.RunCommand(ctx, o.command.Value(s), opts).Err()
-		}
-	}
-
-	// Validation rejects unknown kinds; reaching this is a bug, reported as
-	// an error of every call rather than a crash.
-	err := fmt.Errorf("internal error: operation kind %q has no implementation", so.Op)
-
-	return func(context.Context, *datagen.Scope) (int64, error) { return 0, err }
-}
-
 // filterValue returns the filter, or an empty one when none was written.
 func (o *Operation) filterValue(s *datagen.Scope) any {
 	if o.filter == nil {
@@ -300,6 +91,15 @@ func written(err error, n int64) (int64, error) {
 	}
 
 	return n, nil
+}
+
+// deleted counts the documents a delete removed.
+func deleted(res *mongo.DeleteResult, err error) (int64, error) {
+	if res == nil {
+		return 0, err
+	}
+
+	return res.DeletedCount, err
 }
 
 func updated(res *mongo.UpdateResult, err error) (int64, error) {

@@ -5,6 +5,9 @@
 // that `mongobench validate` checks everything without a server, and so that
 // the per-call work on the load engine's hot path is only generating values
 // and calling the driver.
+//
+// Each operation kind is one file, kind_*.go, listed in the registry of
+// kinds.go; package opkind holds what a workload may write for each kind.
 package op
 
 import (
@@ -115,12 +118,8 @@ func compileOperation(spec *workload.Spec, env *datagen.Env, so *workload.Operat
 		o.decode = newDecoder(so.Decode, nil)
 	}
 
-	if so.Op == workload.KindCreateIndexes {
-		o.indexes = IndexModels(spec, so.Collection, so.Indexes)
-	}
-
-	if so.Op == workload.KindInsertMany {
-		if err := checkBatch(spec, p, so.BatchSize, o.document); err != nil {
+	if k, ok := lookupKind(so.Op); ok && k.compile != nil {
+		if err := k.compile(o, spec, p); err != nil {
 			errs = append(errs, err)
 		}
 	}

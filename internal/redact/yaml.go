@@ -42,8 +42,8 @@ func YAML(src string) string {
 
 				continue
 			}
-
-			secretIndent = -1
+			// The block ended: this line is read afresh below, which
+			// also resets secretIndent.
 		}
 
 		masked, keyColumn := maskYAMLLine(body)

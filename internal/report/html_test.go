@@ -3,19 +3,16 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/golden"
 	"github.com/mongobench/mongobench/internal/result"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/full.json and the golden files")
 
 // Test inputs: a real quickstart run (embedded FerretDB, 5 s) and the
 // fixture of fullResult, which has every part the report shows.
@@ -24,15 +21,27 @@ const (
 	fullJSON       = "testdata/full.json"
 )
 
-// readInputs reads results files, rewriting full.json first with -update.
+// TestFullFixture checks that testdata/full.json, the input of most report
+// tests, is what fullResult builds, so that the fixture changes only with
+// the code that describes it (and then by the explicit -update step).
+func TestFullFixture(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "full.json")
+	if err := result.WriteFile(path, fullResult(t)); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	golden.Check(t, fullJSON, got)
+}
+
+// readInputs reads results files. It never writes them: TestFullFixture
+// keeps full.json in step with fullResult.
 func readInputs(t *testing.T, paths ...string) []*result.Result {
 	t.Helper()
-
-	if *update {
-		if err := result.WriteFile(fullJSON, fullResult(t)); err != nil {
-			t.Fatal(err)
-		}
-	}
 
 	out := make([]*result.Result, len(paths))
 
@@ -68,7 +77,9 @@ func normalize(page string) string {
 }
 
 // TestReportGolden compares the page's structure with testdata/*.golden.
-// Run with -update after an intended change and review the diff.
+// After an intended change, rewrite them with
+// go test ./internal/report -run 'Golden|FullFixture' -args -update (which
+// fails, so that the diff is reviewed) and review git diff.
 func TestReportGolden(t *testing.T) {
 	for _, tc := range []struct {
 		golden string
@@ -81,53 +92,9 @@ func TestReportGolden(t *testing.T) {
 			results := readInputs(t, tc.paths...)
 			got := normalize(render(t, Options{Sources: tc.paths, Generated: t0.Add(time.Hour)}, results))
 
-			if *update {
-				if err := os.WriteFile(tc.golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-
-				return
-			}
-
-			want, err := os.ReadFile(tc.golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-
-			if got != string(want) {
-				t.Errorf("page differs from %s (run with -update and review the diff):\n%s", tc.golden, firstDiff(string(want), got))
-			}
+			golden.Check(t, tc.golden, []byte(got))
 		})
 	}
-}
-
-// firstDiff shows the first differing line with some context.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(wl), len(gl)); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-
-		if i < len(gl) {
-			g = gl[i]
-		}
-
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + clip(w) + "\n  got:  " + clip(g)
-		}
-	}
-
-	return "(no line differs)"
-}
-
-func clip(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "…"
-	}
-
-	return s
 }
 
 // External references a page must not have: it must work offline and

@@ -24,17 +24,23 @@ func TestMatrixSection(t *testing.T) {
 				Target: "embedded", Operation: "clean", Metric: "throughput",
 				Variants: []result.CellVerdict{
 					{Variant: "delete_many", Median: 966, Best: true, Ratio: 1, Kind: verdict.Reference, Text: "fastest"},
-					{Variant: "drop_recreate", Median: 3.8, Ratio: 254, RatioLo: 241, RatioHi: 262, Kind: verdict.Difference,
-						Text: "254× slower, 95% CI 241×–262×"},
-					{Variant: "truncate", Median: 950, Ratio: 1.02, Kind: verdict.NoDifference,
-						Text: "no significant difference; 95% CI 0.97×–1.04×"},
+					{
+						Variant: "drop_recreate", Median: 3.8, Ratio: 254, RatioLo: 241, RatioHi: 262, Kind: verdict.Difference,
+						Text: "254× slower, 95% CI 241×–262×",
+					},
+					{
+						Variant: "truncate", Median: 950, Ratio: 1.02, Kind: verdict.NoDifference,
+						Text: "no significant difference; 95% CI 0.97×–1.04×",
+					},
 				},
 			}, {
 				Target: "embedded", Operation: "clean", Metric: "p50",
 				Variants: []result.CellVerdict{
 					{Variant: "delete_many", Median: 1000, Best: true, Ratio: 1, Kind: verdict.Reference, Text: "lowest"},
-					{Variant: "drop_recreate", Median: 2000, Ratio: 2, Kind: verdict.Inconclusive,
-						Text: "inconclusive: 5 rounds, at least 6 needed"},
+					{
+						Variant: "drop_recreate", Median: 2000, Ratio: 2, Kind: verdict.Inconclusive,
+						Text: "inconclusive: 5 rounds, at least 6 needed",
+					},
 				},
 			}},
 		},

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"math"
 	"os"
@@ -17,11 +16,10 @@ import (
 
 	"github.com/mongobench/mongobench/internal/atomicfile"
 
+	goldenfile "github.com/mongobench/mongobench/internal/golden"
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/target"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var t0 = time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
 
@@ -108,7 +106,9 @@ func buildResult(t *testing.T) *Result {
 }
 
 // TestGolden writes the deterministic result and compares it byte for byte
-// with testdata/golden.json. Run with -update after an intended change.
+// with testdata/golden.json. After an intended change, rewrite it with
+// go test ./internal/result -run TestGolden -args -update (which fails, so
+// that the diff is reviewed) and review git diff.
 func TestGolden(t *testing.T) {
 	r := buildResult(t)
 	path := filepath.Join(t.TempDir(), "out.json")
@@ -120,18 +120,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "golden.json")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("written file differs from %s; run go test -update if the change is intended\n got: %s", golden, got)
-	}
+	goldenfile.Check(t, golden, got)
 	if bytes.Contains(got, []byte("s3cret")) {
 		t.Errorf("results file contains the password")
 	}

@@ -74,7 +74,6 @@ func TestOpenLoopStallShowsInResponseTime(t *testing.T) {
 	// An absolute window, placed from the phase's start rather than the
 	// server's, so that the connection set-up does not move it.
 	stallStart := time.Now().Add(stallAt)
-	stallEnd := stallStart.Add(stall)
 	r.srv.SetLatency(wiretest.Stall{At: stallStart, For: stall, Base: wiretest.Fixed(time.Millisecond)})
 
 	res := r.run(r.phases()[0])
@@ -129,55 +128,9 @@ func TestOpenLoopStallShowsInResponseTime(t *testing.T) {
 		t.Errorf("service registry counted %d operations, response registry %d", svc.Count, resp.Count)
 	}
 
-	// The upper bounds assume a client that drains the stall's backlog
-	// (8 slots at 1 ms serve thousands per second): the first interval
-	// after the stall whose operations were all fast again. A client
-	// starved by other processes may not (TestOpenLoopStallVirtualTime
-	// checks the exact figures whatever the machine).
-	var drained time.Time
-
-	for _, iv := range intervals(t, res.Registry) {
-		if !iv.Start.Before(stallEnd) && iv.Ops[0].Count > 0 && us(iv.Ops[0].Hist.Max()) < slow {
-			drained = iv.Start
-			break
-		}
-	}
-
-	if drained.IsZero() || sched.Pending > 0 {
-		t.Logf("the client did not catch up after the stall (pending %d, scheduler lag %s): upper bounds not checked",
-			sched.Pending, sched.MaxSchedulerLag)
-	} else {
-		if got := float64(resp.Count); !within(got, want, 0.15) {
-			t.Errorf("count = %.0f, want %.0f ± 15%%", got, want)
-		}
-
-		// About rate × stall slow ones, a few more while the backlog
-		// drained; on a busy machine the drain is slower, and the excess
-		// must be explained by it: the slow ones were all due between the
-		// stall's start and the drain's end.
-		if hi := int64(1.5 * rate * stall.Seconds()); slowResp > hi {
-			window := drained.Sub(stallStart) + slow
-			if limit := int64(1.2*rate*window.Seconds()) + 10; slowResp > limit {
-				t.Errorf("%d response times ≥ %s, want at most %d (≈ rate × stall), or %d counting the drain until %s after the stall",
-					slowResp, slow, hi, limit, drained.Sub(stallEnd))
-			} else {
-				t.Logf("%d response times ≥ %s, more than %d: the backlog took %s to drain", slowResp, slow, hi, drained.Sub(stallEnd))
-			}
-		}
-
-		// Service time counts from the send: only the operations in
-		// flight when the stall began (one per slot) waited at the server.
-		// A client starved by other processes adds a few slow ones of its
-		// own, but never the hundreds that waited for a slot.
-		switch n := countIn(svc.Hist, slow, time.Hour); {
-		case n <= 2*slots:
-		case n <= slowResp/4:
-			t.Logf("%d service times ≥ %s, more than %d (a starved client); %d response times", n, slow, 2*slots, slowResp)
-		default:
-			t.Errorf("%d service times ≥ %s, want at most %d: only operations in flight during the stall waited at the server", n, slow, 2*slots)
-		}
-	}
-
+	// Upper bounds (how many were slow, how many waited at the server)
+	// depend on how fast this machine drains the backlog after the stall:
+	// TestOpenLoopStallVirtualTime checks them exactly, in virtual time.
 	if sched.Late == 0 {
 		t.Error("no operation counted late although every slot was stuck for 1 s")
 	}
@@ -376,14 +329,13 @@ func TestOpenLoopFixedDelay(t *testing.T) {
 	// delay; the server's share is then the service time.
 	svcP50 := us(opStats(t, res.Service, "get").Hist.ValueAtQuantile(50))
 
-	switch {
-	case p50 < d:
+	if p50 < d {
 		t.Errorf("p50 = %s, below the server's %s", p50, d)
-	case p50 <= d+15*time.Millisecond:
-	case sched.MaxSchedulerLag > schedulerLagWarning && svcP50 <= d+15*time.Millisecond:
-		t.Logf("p50 = %s with the client saturated (scheduler lag %s); service p50 %s", p50, sched.MaxSchedulerLag, svcP50)
-	default:
-		t.Errorf("p50 = %s (service %s), want in [%s, %s]", p50, svcP50, d, d+15*time.Millisecond)
+	}
+
+	if svcP50 < d || svcP50 > d+15*time.Millisecond {
+		t.Errorf("service p50 = %s (response p50 %s, scheduler lag %s), want in [%s, %s]",
+			svcP50, p50, sched.MaxSchedulerLag, d, d+15*time.Millisecond)
 	}
 
 	if sched.Dropped != 0 {
@@ -502,6 +454,7 @@ func TestRampingRate(t *testing.T) {
 		checked, inHold int64
 		holdFrom        time.Time
 		holdTo          time.Time
+		lag             = res.Schedule.MaxSchedulerLag
 	)
 
 	for _, iv := range intervals(t, res.Registry) {
@@ -517,43 +470,51 @@ func TestRampingRate(t *testing.T) {
 		holdTo = iv.End
 		inHold += iv.Ops[0].Count
 
-		// Operations started late (a busy machine) land in the next
-		// interval: check single intervals only when the schedule was kept.
-		if length < interval*4/5 || length > interval*6/5 || res.Schedule.MaxSchedulerLag > interval/20 {
+		// An interval much longer or shorter than planned is one whose
+		// tick fired late; its count is checked with the others in the
+		// stage's total.
+		if length < interval*4/5 || length > interval*6/5 {
 			continue
 		}
 
 		checked++
 
+		// Operations started late (a busy machine) land in the next
+		// interval: as many as the scheduler's lag delayed move across
+		// each boundary.
 		want := 200 * length.Seconds()
-		if got := float64(iv.Ops[0].Count); !within(got, want, 0.25) {
-			t.Errorf("interval at %s (%s long): %.0f operations, want %.0f ± 25%%", from, length, got, want)
+		if got := float64(iv.Ops[0].Count); math.Abs(got-want) > 0.25*want+2*200*lag.Seconds() {
+			t.Errorf("interval at %s (%s long): %.0f operations, want %.0f ± 25%% ± %.0f (2 × rate × scheduler lag %s)",
+				from, length, got, want, 2*200*lag.Seconds(), lag)
 		}
 	}
 
 	// An interval ends at the tick's timestamp, but takes in what was
 	// recorded until the tick collects it; on a starved machine that is
-	// late enough to move many operations across: only when the schedule
-	// was kept are the hold stage's intervals exact enough to add up.
+	// late enough to move many operations across: the stage's total may
+	// be off by what the scheduler's lag explains at each of its two ends.
 	switch want := 200 * holdTo.Sub(holdFrom).Seconds(); {
 	case holdFrom.IsZero():
 		t.Error("no interval in the hold stage")
-	case res.Schedule.MaxSchedulerLag > interval/20:
-		t.Logf("hold stage: %d operations in %s (%.0f planned); scheduler lag %s", inHold, holdTo.Sub(holdFrom), want, res.Schedule.MaxSchedulerLag)
-	case !within(float64(inHold), want, 0.15):
-		t.Errorf("hold stage: %d operations in %s, want %.0f ± 15%%", inHold, holdTo.Sub(holdFrom), want)
+	case math.Abs(float64(inHold)-want) > 0.15*want+2*200*lag.Seconds():
+		t.Errorf("hold stage: %d operations in %s, want %.0f ± 15%% ± %.0f (2 × rate × scheduler lag %s)",
+			inHold, holdTo.Sub(holdFrom), want, 2*200*lag.Seconds(), lag)
 	}
 
 	if checked == 0 {
-		t.Logf("no interval of the hold stage checked on its own (scheduler lag %s)", res.Schedule.MaxSchedulerLag)
+		t.Errorf("no interval of the hold stage was about %s long (scheduler lag %s)", interval, lag)
 	}
 
 	checkWarningCause(t, r, res.Schedule, 8)
 
 	t.Run("final target", func(t *testing.T) {
+		// The final tick is at the phase's end: the planned end, a
+		// regular tick that fired just after it, or (the phase's timer
+		// runs from a start a few milliseconds before measuring starts)
+		// just before it. The plan there is the last stage's.
 		last := res.Targets[len(res.Targets)-1]
-		if last.Elapsed != 4*time.Second {
-			t.Skipf("the phase ended at %s, not at its planned end", last.Elapsed)
+		if last.Elapsed < 4*time.Second-interval/2 {
+			t.Fatalf("the last target is at %s, not at the phase's end (4s)", last.Elapsed)
 		}
 
 		if last.Rate != 200 {
@@ -889,9 +850,12 @@ operations:
 		t.Fatalf("pacing %+v, trajectory of %d points", pc, len(tr))
 	}
 
+	// 31 are planned; fewer than 10 means ticks more than 0.6 s late on
+	// average, which is a failure of the ticker, not a reason to pass.
+	// (runPacedVirtual and schedule's TestAdaptiveControlLoop check the
+	// controller in virtual time.)
 	if len(tr) < 10 {
-		// 31 are planned; ticks more than 0.6 s late on average.
-		t.Skipf("only %d ticks in 6 s: the machine is too busy to judge a controller that acts every 200 ms", len(tr))
+		t.Fatalf("only %d trajectory points in 6 s, want about 31 (one per 200 ms interval)", len(tr))
 	}
 
 	var ups, downs int

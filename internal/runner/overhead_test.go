@@ -101,8 +101,7 @@ func startServerProcess(tb testing.TB) string {
 			}
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
-			tb.Errorf("wiretest server process did not stop within 10s; killed")
+			tb.Errorf("wiretest server process did not stop within 10s; killed (%v)", <-exited)
 		}
 	})
 

@@ -9,10 +9,6 @@ import (
 	"github.com/mongobench/mongobench/internal/wiretest"
 )
 
-// schedulerLagWarning is a scheduler lateness that only a starved client
-// shows; tests use it to tell a busy machine from a broken engine.
-const schedulerLagWarning = 10 * time.Millisecond
-
 // checkStallNamed checks that an open-loop phase (measured from
 // measureFrom) whose server stalled for stall from stallStart warns about
 // that stall, its length and its time, rather than about the client or a

@@ -239,7 +239,7 @@ func TestAdaptiveControlLoop(t *testing.T) {
 			duration = 60 * time.Second
 		)
 
-		cfg := DefaultPacing()
+		cfg := testPacing()
 		server := linearServer(20 * time.Microsecond) // 5 ms at 200/s, 10 ms at 450/s
 
 		a, err := NewAdaptive(cfg.Start, duration)

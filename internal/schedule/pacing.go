@@ -46,21 +46,6 @@ type PacingConfig struct {
 	SpeedUp, SlowDown float64
 }
 
-// DefaultPacing returns the controller settings used when a workload does
-// not set its own: thresholds of 5 ms and 10 ms, a 10% raise, a 34% cut, and
-// rates starting at 10 ops/s between 1 and 100,000 ops/s.
-func DefaultPacing() PacingConfig {
-	return PacingConfig{
-		Start:    10,
-		Min:      1,
-		Max:      100_000,
-		Low:      5 * time.Millisecond,
-		High:     10 * time.Millisecond,
-		SpeedUp:  1.1,
-		SlowDown: 0.66,
-	}
-}
-
 // Validate reports every problem with the settings; a nil result means they
 // are usable. Rates must be positive and finite with Min ≤ Start ≤ Max, the
 // thresholds must satisfy 0 < Low < High so that there is a band to settle

@@ -7,12 +7,27 @@ import (
 	"time"
 )
 
+// testPacing returns the settings the tests start from: the defaults a
+// workload gets when it sets none (workload.Pacing's applyDefaults), which
+// are chosen there, not in this package.
+func testPacing() PacingConfig {
+	return PacingConfig{
+		Start:    10,
+		Min:      1,
+		Max:      100_000,
+		Low:      5 * time.Millisecond,
+		High:     10 * time.Millisecond,
+		SpeedUp:  1.1,
+		SlowDown: 0.66,
+	}
+}
+
 func TestPacingNext(t *testing.T) {
 	t.Parallel()
 
 	const ms = time.Millisecond
 
-	c := DefaultPacing()
+	c := testPacing()
 
 	for _, tc := range []struct {
 		name       string
@@ -60,7 +75,7 @@ func TestPacingValidate(t *testing.T) {
 	t.Parallel()
 
 	with := func(edit func(*PacingConfig)) PacingConfig {
-		c := DefaultPacing()
+		c := testPacing()
 		edit(&c)
 
 		return c
@@ -71,7 +86,7 @@ func TestPacingValidate(t *testing.T) {
 		c    PacingConfig
 		want []string // substrings of the errors, in order
 	}{
-		{name: "default", c: DefaultPacing()},
+		{name: "default", c: testPacing()},
 		{name: "start at the bounds", c: with(func(c *PacingConfig) { c.Start, c.Min, c.Max = 5, 5, 5 })},
 		{name: "zero value", c: PacingConfig{}, want: []string{"start:", "min:", "max:", "low:", "speed_up:", "slow_down:"}},
 		{name: "NaN start", c: with(func(c *PacingConfig) { c.Start = math.NaN() }), want: []string{"start:"}},
@@ -171,7 +186,7 @@ func TestPacingConvergence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 
-			c := DefaultPacing()
+			c := testPacing()
 			if tc.config != nil {
 				tc.config(&c)
 			}
@@ -213,7 +228,7 @@ func TestPacingConvergenceNoise(t *testing.T) {
 	hi := rateFor(slope, time.Duration(float64(10*time.Millisecond)*1.2))
 
 	for _, seed := range []uint64{1, 2, 3, 42, 1234} {
-		c := DefaultPacing()
+		c := testPacing()
 		rng := rand.New(rand.NewPCG(seed, seed))
 		rate := c.Start
 		inBand := 0

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -33,19 +32,6 @@ func (s Shape) String() string {
 		return "step"
 	default:
 		return fmt.Sprintf("Shape(%d)", uint8(s))
-	}
-}
-
-// ParseShape reads a shape name as written in workload files ("linear" or
-// "step", in any case); the empty string means Linear, the default.
-func ParseShape(name string) (Shape, error) {
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "", "linear":
-		return Linear, nil
-	case "step":
-		return Step, nil
-	default:
-		return Linear, fmt.Errorf("unknown stage shape %q: use linear or step", name)
 	}
 }
 

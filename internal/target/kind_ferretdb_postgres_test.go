@@ -1,6 +1,7 @@
 package target
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -55,6 +56,10 @@ func TestPostgreSQLSettingsExist(t *testing.T) {
 	} else if p, err := exec.LookPath("postgres"); err == nil {
 		postgres = p
 	} else {
+		if os.Getenv("CI") != "" {
+			t.Fatal("PostgreSQL's server binary is required under CI")
+		}
+
 		t.Skip("PostgreSQL's server binary is not installed")
 	}
 

@@ -249,7 +249,8 @@ func RemoveCommand(ls []Leftover) string {
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '-' || r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		plain := r == '/' || r == '-' || r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		return !plain
 	}) < 0 {
 		return s
 	}

@@ -1,6 +1,7 @@
 package wiretest
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -173,18 +174,53 @@ func TestDegenerateLatencies(t *testing.T) {
 	}
 }
 
+// TestRandomLatenciesConcurrent checks that concurrent callers of a seeded
+// random latency share one sequence: 4 goroutines drawing 1,000 delays each
+// get exactly the 4,000 delays a single caller of a latency with the same
+// seed gets, in some interleaving, none lost or drawn twice. Under -race it
+// also checks that the generator is guarded.
 func TestRandomLatenciesConcurrent(t *testing.T) {
-	for _, l := range []Latency{Uniform(0, time.Second, 1), Exponential(time.Second, 1)} {
-		var wg sync.WaitGroup
+	const workers, draws = 4, 1000
 
-		for range 4 {
-			wg.Go(func() {
-				for range 1000 {
-					l.Delay(time.Now(), 1)
-				}
-			})
-		}
+	for name, mk := range map[string]func() Latency{
+		"uniform":     func() Latency { return Uniform(0, time.Second, 1) },
+		"exponential": func() Latency { return Exponential(time.Second, 1) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			l := mk()
+			got := make([][]time.Duration, workers)
 
-		wg.Wait()
+			var wg sync.WaitGroup
+
+			for w := range workers {
+				wg.Go(func() {
+					for range draws {
+						got[w] = append(got[w], l.Delay(time.Now(), 1))
+					}
+				})
+			}
+
+			wg.Wait()
+
+			all := slices.Concat(got...)
+
+			seq := mk()
+			want := make([]time.Duration, 0, workers*draws)
+
+			for range workers * draws {
+				want = append(want, seq.Delay(time.Now(), 1))
+			}
+
+			slices.Sort(all)
+			slices.Sort(want)
+
+			if !slices.Equal(all, want) {
+				t.Errorf("concurrent draws differ from the seeded sequence (%d of them, %d distinct)", len(all), len(slices.Compact(slices.Clone(all))))
+			}
+
+			if distinct := len(slices.Compact(slices.Clone(want))); distinct < workers*draws/2 {
+				t.Errorf("only %d distinct delays in %d draws: the generator is not random", distinct, workers*draws)
+			}
+		})
 	}
 }

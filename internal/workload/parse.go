@@ -118,8 +118,10 @@ func readDocument(file string, data []byte) (*yaml.Node, error) {
 	}
 
 	if deep := tooDeep(doc.Content[0], 0); deep != nil {
-		return nil, &yamlpos.Error{File: file, Line: deep.Line, Column: deep.Column,
-			Msg: fmt.Sprintf("nested more than %d levels deep; no workload needs that (MongoDB stores at most %d levels)", maxFileDepth, maxTemplateDepth)}
+		return nil, &yamlpos.Error{
+			File: file, Line: deep.Line, Column: deep.Column,
+			Msg: fmt.Sprintf("nested more than %d levels deep; no workload needs that (MongoDB stores at most %d levels)", maxFileDepth, maxTemplateDepth),
+		}
 	}
 
 	var extra yaml.Node

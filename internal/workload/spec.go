@@ -6,6 +6,8 @@ package workload
 
 import (
 	"go.yaml.in/yaml/v4"
+
+	"github.com/mongobench/mongobench/internal/opkind"
 )
 
 // Spec is a parsed workload file.
@@ -395,7 +397,7 @@ type Operation struct {
 	// Name labels the operation's figures.
 	Name string `yaml:"name" json:"name"`
 
-	// Op is the kind: insertOne, find, ... (see Kinds).
+	// Op is the kind: insertOne, find, ... (see package opkind).
 	Op string `yaml:"op" json:"op"`
 
 	// Weight is the operation's share of a weighted mix (default 1).
@@ -485,56 +487,28 @@ type WriteConcern struct {
 	WTimeout Duration `yaml:"wtimeout" json:"wtimeout,omitempty"`
 }
 
-// Kind names of operations, as written in workload files.
+// Kind names of operations, as written in workload files. Package opkind
+// holds the table of what each kind takes; these names are kept here so that
+// code reading a spec need not import it.
 const (
-	KindInsertOne      = "insertOne"
-	KindInsertMany     = "insertMany"
-	KindFindOne        = "findOne"
-	KindFind           = "find"
-	KindCountDocuments = "countDocuments"
-	KindAggregate      = "aggregate"
-	KindUpdateOne      = "updateOne"
-	KindUpdateMany     = "updateMany"
-	KindReplaceOne     = "replaceOne"
-	KindDeleteOne      = "deleteOne"
-	KindDeleteMany     = "deleteMany"
-	KindDrop           = "drop"
-	KindCreateIndexes  = "createIndexes"
-	KindRunCommand     = "runCommand"
+	KindInsertOne      = opkind.InsertOne
+	KindInsertMany     = opkind.InsertMany
+	KindFindOne        = opkind.FindOne
+	KindFind           = opkind.Find
+	KindCountDocuments = opkind.CountDocuments
+	KindAggregate      = opkind.Aggregate
+	KindUpdateOne      = opkind.UpdateOne
+	KindUpdateMany     = opkind.UpdateMany
+	KindReplaceOne     = opkind.ReplaceOne
+	KindDeleteOne      = opkind.DeleteOne
+	KindDeleteMany     = opkind.DeleteMany
+	KindDrop           = opkind.Drop
+	KindCreateIndexes  = opkind.CreateIndexes
+	KindRunCommand     = opkind.RunCommand
 )
 
 // DecodeModes lists the decode modes of read operations.
 var DecodeModes = []string{"none", "raw", "map", "struct"}
-
-// Kinds lists every operation kind in documentation order.
-var Kinds = []string{
-	KindInsertOne, KindInsertMany, KindFindOne, KindFind, KindCountDocuments, KindAggregate,
-	KindUpdateOne, KindUpdateMany, KindReplaceOne, KindDeleteOne, KindDeleteMany,
-	KindDrop, KindCreateIndexes, KindRunCommand,
-}
-
-// IsWrite reports whether the operation kind writes, so that a write concern
-// makes sense for it.
-func IsWrite(kind string) bool {
-	switch kind {
-	case KindInsertOne, KindInsertMany, KindUpdateOne, KindUpdateMany, KindReplaceOne,
-		KindDeleteOne, KindDeleteMany, KindDrop, KindCreateIndexes:
-		return true
-	}
-
-	return false
-}
-
-// IsRead reports whether the operation kind reads, so that a read preference
-// makes sense for it.
-func IsRead(kind string) bool {
-	switch kind {
-	case KindFindOne, KindFind, KindCountDocuments, KindAggregate, KindRunCommand:
-		return true
-	}
-
-	return false
-}
 
 // Source returns the text the spec was parsed from.
 func (s *Spec) Source() []byte { return s.source }

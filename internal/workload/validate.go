@@ -9,47 +9,9 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/mongobench/mongobench/internal/opkind"
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
-
-// kindFields lists, per operation kind, the fields it uses beyond those every
-// operation has (name, op, weight, timeout). Fields outside this list are
-// errors: a "limit" on an insertOne is a mistake the user wants to hear about.
-var kindFields = map[string][]string{
-	KindInsertOne:      {"collection", "document", "write_concern"},
-	KindInsertMany:     {"collection", "document", "batch_size", "ordered", "write_concern"},
-	KindFindOne:        {"collection", "filter", "projection", "sort", "skip", "read_preference", "decode"},
-	KindFind:           {"collection", "filter", "projection", "sort", "limit", "skip", "batch_size", "read_preference", "decode"},
-	KindCountDocuments: {"collection", "filter", "limit", "skip", "read_preference"},
-	KindAggregate:      {"collection", "pipeline", "batch_size", "read_preference", "decode"},
-	KindUpdateOne:      {"collection", "filter", "update", "upsert", "write_concern"},
-	KindUpdateMany:     {"collection", "filter", "update", "upsert", "write_concern"},
-	KindReplaceOne:     {"collection", "filter", "replacement", "upsert", "write_concern"},
-	KindDeleteOne:      {"collection", "filter", "write_concern"},
-	KindDeleteMany:     {"collection", "filter", "write_concern"},
-	KindDrop:           {"collection", "write_concern"},
-	KindCreateIndexes:  {"collection", "indexes", "write_concern"},
-	KindRunCommand:     {"command", "read_preference"},
-}
-
-// kindRequired lists the fields an operation kind cannot do without.
-var kindRequired = map[string][]string{
-	KindInsertOne:     {"collection", "document"},
-	KindInsertMany:    {"collection", "document", "batch_size"},
-	KindFindOne:       {"collection"},
-	KindFind:          {"collection"},
-	KindAggregate:     {"collection", "pipeline"},
-	KindUpdateOne:     {"collection", "filter", "update"},
-	KindUpdateMany:    {"collection", "filter", "update"},
-	KindReplaceOne:    {"collection", "filter", "replacement"},
-	KindDeleteOne:     {"collection", "filter"},
-	KindDeleteMany:    {"collection", "filter"},
-	KindDrop:          {"collection"},
-	KindCreateIndexes: {"collection"},
-	KindRunCommand:    {"command"},
-	// countDocuments counts the whole collection without a filter.
-	KindCountDocuments: {"collection"},
-}
 
 var (
 	// nameRe restricts names used as labels in tables and file names.
@@ -297,12 +259,13 @@ func (v *validator) operation(p string, o *Operation, collections map[string]*Co
 		v.at(yamlpos.Field(p, "timeout"), "must be > 0")
 	}
 
-	allowed, ok := kindFields[o.Op]
+	kind, ok := opkind.Lookup(o.Op)
+	allowed := kind.Fields()
 	if !ok {
 		if o.Op == "" {
-			v.at(yamlpos.Field(p, "op"), "is required (one of %s)", strings.Join(Kinds, ", "))
+			v.at(yamlpos.Field(p, "op"), "is required (one of %s)", strings.Join(opkind.Names(), ", "))
 		} else {
-			v.at(yamlpos.Field(p, "op"), "unknown operation %q (one of %s)", o.Op, strings.Join(Kinds, ", "))
+			v.at(yamlpos.Field(p, "op"), "unknown operation %q (one of %s)", o.Op, strings.Join(opkind.Names(), ", "))
 		}
 
 		return
@@ -317,7 +280,7 @@ func (v *validator) operation(p string, o *Operation, collections map[string]*Co
 		}
 	}
 
-	for _, f := range kindRequired[o.Op] {
+	for _, f := range kind.Required {
 		if !v.set(yamlpos.Field(p, f)) {
 			v.at(yamlpos.Field(p, f), "is required for %s", o.Op)
 		}
