@@ -219,8 +219,10 @@ func TestRunAllowExistingRepeatable(t *testing.T) {
 	run := func(name string, extra ...string) {
 		t.Helper()
 
-		args := append([]string{"run", "testdata/small.yaml", "--uri", e.URI(), "--allow-existing-db", "--no-explain",
-			"--out", outPath(t)}, extra...)
+		args := append([]string{
+			"run", "testdata/small.yaml", "--uri", e.URI(), "--allow-existing-db", "--no-explain",
+			"--out", outPath(t),
+		}, extra...)
 
 		code, stdout, stderr := runMain(t, args...)
 		if code != ExitOK {

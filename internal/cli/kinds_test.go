@@ -79,14 +79,23 @@ func TestTargetsCheckedUpFront(t *testing.T) {
 		flags         []string
 		want          string
 	}{
-		{"http uri", "targets:\n  - {kind: embedded}\n  - {kind: uri, uri: 'http://u:secret@h/'}\n", nil,
-			`:9:22: targets[1].uri: the connection string has scheme "http://"`},
-		{"setting", "targets:\n  - kind: ferretdb-postgres\n    settings: {archive_command: 'sh -c x'}\n", nil,
-			`:9:33: targets[0].settings.archive_command: PostgreSQL setting "archive_command" is not one mongobench lets a target change`},
-		{"newline", "targets:\n  - kind: ferretdb-postgres\n    settings: {work_mem: \"1MB\\nfsync = off\"}\n", nil,
-			`:9:26: targets[0].settings.work_mem: PostgreSQL setting work_mem: the value must be one line`},
-		{"flag", "", []string{"--target", "embedded", "--target", "uri:http://u:secret@h/"},
-			`--target "uri:http://u:xxxxx@h/": the connection string has scheme "http://"`},
+		{
+			"http uri", "targets:\n  - {kind: embedded}\n  - {kind: uri, uri: 'http://u:secret@h/'}\n", nil,
+			`:9:22: targets[1].uri: the connection string has scheme "http://"`,
+		},
+		{
+			"setting", "targets:\n  - kind: ferretdb-postgres\n    settings: {archive_command: 'sh -c x'}\n", nil,
+			`:9:33: targets[0].settings.archive_command: PostgreSQL setting "archive_command" is not one mongobench lets a target change`,
+		},
+		{
+			"newline", "targets:\n  - kind: ferretdb-postgres\n    settings: {work_mem: \"1MB\\nfsync = off\"}\n", nil,
+			`:9:26: targets[0].settings.work_mem: PostgreSQL setting work_mem: the value must be one line`,
+		},
+		{
+			"flag", "",
+			[]string{"--target", "embedded", "--target", "uri:http://u:secret@h/"},
+			`--target "uri:http://u:xxxxx@h/": the connection string has scheme "http://"`,
+		},
 	}
 
 	for _, tt := range tests {

@@ -42,22 +42,53 @@ func TestBarEndsOnEveryPath(t *testing.T) {
 		elapsed   time.Duration
 		status    runner.Status
 	}{
-		{"timed phase completed short of its planned end", runner.Phase{Name: "run", Duration: 2 * time.Second},
-			[]metrics.Interval{interval(t, 10, 0)}, 1900 * time.Millisecond, runner.StatusCompleted},
-		{"max_operations phase completed", runner.Phase{Name: "run", MaxOps: 100},
-			[]metrics.Interval{interval(t, 60, 0), interval(t, 40, 0)}, 2 * time.Second, runner.StatusCompleted},
-		{"max_operations phase ended before its count", runner.Phase{Name: "run", MaxOps: 100, Duration: time.Second},
-			[]metrics.Interval{interval(t, 30, 0)}, time.Second, runner.StatusCompleted},
-		{"growth blocks without a planned end", runner.Phase{Name: "grow"},
-			[]metrics.Interval{interval(t, 5, 0), interval(t, 7, 0)}, 2 * time.Second, runner.StatusCompleted},
-		{"load completed", runner.Phase{Name: "load_items", Model: "load", Docs: 200},
-			[]metrics.Interval{interval(t, 1, 199)}, time.Second, runner.StatusCompleted},
-		{"interrupted", runner.Phase{Name: "run", Duration: time.Minute},
-			[]metrics.Interval{interval(t, 10, 0)}, time.Second, runner.StatusInterrupted},
-		{"aborted", runner.Phase{Name: "run", Duration: time.Minute},
-			[]metrics.Interval{interval(t, 0, 0)}, time.Second, runner.StatusAborted},
-		{"load aborted", runner.Phase{Name: "load_items", Model: "load", Docs: 200},
-			nil, 0, runner.StatusAborted},
+		{
+			"timed phase completed short of its planned end",
+			runner.Phase{Name: "run", Duration: 2 * time.Second},
+			[]metrics.Interval{interval(t, 10, 0)},
+			1900 * time.Millisecond, runner.StatusCompleted,
+		},
+		{
+			"max_operations phase completed",
+			runner.Phase{Name: "run", MaxOps: 100},
+			[]metrics.Interval{interval(t, 60, 0), interval(t, 40, 0)},
+			2 * time.Second, runner.StatusCompleted,
+		},
+		{
+			"max_operations phase ended before its count",
+			runner.Phase{Name: "run", MaxOps: 100, Duration: time.Second},
+			[]metrics.Interval{interval(t, 30, 0)},
+			time.Second, runner.StatusCompleted,
+		},
+		{
+			"growth blocks without a planned end",
+			runner.Phase{Name: "grow"},
+			[]metrics.Interval{interval(t, 5, 0), interval(t, 7, 0)},
+			2 * time.Second, runner.StatusCompleted,
+		},
+		{
+			"load completed",
+			runner.Phase{Name: "load_items", Model: "load", Docs: 200},
+			[]metrics.Interval{interval(t, 1, 199)},
+			time.Second, runner.StatusCompleted,
+		},
+		{
+			"interrupted",
+			runner.Phase{Name: "run", Duration: time.Minute},
+			[]metrics.Interval{interval(t, 10, 0)},
+			time.Second, runner.StatusInterrupted,
+		},
+		{
+			"aborted",
+			runner.Phase{Name: "run", Duration: time.Minute},
+			[]metrics.Interval{interval(t, 0, 0)},
+			time.Second, runner.StatusAborted,
+		},
+		{
+			"load aborted",
+			runner.Phase{Name: "load_items", Model: "load", Docs: 200},
+			nil, 0, runner.StatusAborted,
+		},
 	}
 
 	for _, c := range cases {
@@ -83,7 +114,6 @@ func TestBarEndsOnEveryPath(t *testing.T) {
 			if c.status != runner.StatusCompleted && !bar.Aborted() {
 				t.Errorf("%s phase: the bar was not stopped", c.status)
 			}
-
 		})
 	}
 }

@@ -658,7 +658,9 @@ func (term *terminal) testClosedPipe(t *testing.T) {
 		}
 	case <-time.After(runLimit):
 		_ = cmd.Process.Kill()
-		<-exited
+		if err := <-exited; err == nil {
+			t.Errorf("mongobench exited cleanly only when killed after %s", runLimit)
+		}
 		t.Fatalf("mongobench did not exit within %s", runLimit)
 	}
 
