@@ -61,8 +61,10 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 		return nil, nil, err
 	}
 
+	var final *runner.PhaseResult
+
 	if !r.opts.KeepDB {
-		defer dropAfterRun(r.msg, tgt, spec.Database, own)
+		defer func() { dropAfterRun(r.msg, tgt, spec.Database, own, cleanupBound(final)) }()
 	}
 
 	// Sampling stops without a final sample when the run did not complete
@@ -94,8 +96,6 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 	}
 
 	rb := newResultBuilder(r.hooks.Now(), r.opts.Version, r.plan.Path, spec, tgt, info)
-
-	var final *runner.PhaseResult
 
 	for _, l := range w.Loads {
 		smp.setPhase(l.Name())
@@ -159,6 +159,23 @@ func inFlightBound(p *workload.Phase) int {
 	return n
 }
 
+// cleanupBound is how long dropping the database may take after a trial
+// that ended as final did: cleanupTimeout after an abort or an interrupt (the
+// server may be gone, or the user waits), liveCleanupTimeout after a run that
+// completed, whose server answered until the end but may be slow to drop a
+// large database. Giving up early against a live server would leave the
+// drop running while the next trial claims the database.
+func cleanupBound(final *runner.PhaseResult) time.Duration {
+	if final != nil && final.Status == runner.StatusCompleted {
+		return liveCleanupTimeout
+	}
+
+	return cleanupTimeout
+}
+
+// liveCleanupTimeout bounds dropping the database after a completed trial.
+const liveCleanupTimeout = 30 * time.Second
+
 // cleanupTimeout bounds each clean-up step against the server after a run
 // (dropping the database, disconnecting), so that a dead server delays the
 // exit by seconds, not by the driver's timeouts.
@@ -166,10 +183,10 @@ const cleanupTimeout = 3 * time.Second
 
 // dropAfterRun drops the database mongobench created for the run, or, in a
 // database it was only allowed to use, the collections it created there;
-// it gives up after cleanupTimeout.
-func dropAfterRun(msgs Messages, tgt *openedTarget, db string, own target.Ownership) {
+// it gives up after bound.
+func dropAfterRun(msgs Messages, tgt *openedTarget, db string, own target.Ownership, bound time.Duration) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 
 	drop, what := target.Drop, fmt.Sprintf("drop database %q", db)
