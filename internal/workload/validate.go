@@ -136,6 +136,7 @@ func (s *Spec) Validate() []error {
 	v.comparison()
 	v.documents()
 	v.zeroRates()
+	v.thresholds(ops)
 
 	yamlpos.Sort(v.errs)
 
