@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/errkind"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/report"
@@ -187,6 +188,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	}
 
 	if len(variants) > 1 || len(targets) > 1 || trialRounds(w.spec, f, len(variants), len(targets)) > 1 {
+		warnMatrixThresholds(st, w.spec)
 		return runMatrix(ctx, st, path, w.spec, variants, targets, f)
 	}
 
@@ -212,6 +214,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return err
 	}
 
+	res.Thresholds = analysis.CheckThresholds(res, variants[0].spec.Thresholds.Rules)
+
 	if res, err = result.Sanitize(res); err != nil { // what is printed is what is saved
 		return failed("writing results: %v", err)
 	}
@@ -225,13 +229,18 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 
 	printSummary(tableWriter(st, f), res)
 	printFindings(tableWriter(st, f), res.Findings)
+	printThresholds(tableWriter(st, f), res.Thresholds)
 	resultsWritten(st, out)
 
 	if err := writeRunReport(st, f, out, res); err != nil {
 		return err
 	}
 
-	return exitVerdict(st, variants[0].spec, final, res, tgt.uri)
+	if err := exitVerdict(st, variants[0].spec, final, res, tgt.uri); err != nil {
+		return err
+	}
+
+	return thresholdsVerdict(res.Thresholds)
 }
 
 // resultsPath is --out, or results/<workload>-<UTC timestamp>.json.
