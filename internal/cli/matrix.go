@@ -252,6 +252,7 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 	}
 
 	printMatrix(tableWriter(st, f), m)
+	printComparisonBlock(tableWriter(st, f), m)
 	resultsWritten(st, out)
 
 	if f.markdown != "" {

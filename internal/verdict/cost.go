@@ -144,3 +144,8 @@ func (d *Cost) unpaired(ys, xs []float64, alpha float64) bool {
 
 	return true
 }
+
+// FormatRatio formats a ratio as the verdict texts do: "0.97×", "2.10×",
+// "12.3×", "966×", "∞×"; renderers that word verdicts their own way use it
+// so that the numbers read the same everywhere.
+func FormatRatio(r float64) string { return formatRatio(r) }
