@@ -183,27 +183,20 @@ func MatrixBlock(m *result.Matrix, fig Figure) Block {
 	return b
 }
 
-// FilesBlock builds the block of separate results files (compare): each
-// file's main-phase intervals are its values, compared as independent
-// samples. names label the files.
-func FilesBlock(names []string, files []*result.Result, fig Figure) Block {
+// FilesBlock builds the block of separate results (compare): each
+// phase's intervals (a file's main phase, or a matrix cell's intervals) are
+// its values, compared as independent samples. names label the phases.
+func FilesBlock(names []string, phases []*result.Phase, fig Figure) Block {
 	b := Block{Figure: fig, Samples: "interval", Design: verdict.Unpaired}
 
-	if b.Figure.Operation == "" && len(files) > 0 && files[0] != nil {
-		if p := files[0].MainPhase(); p != nil && len(p.Operations) > 0 {
-			b.Figure.Operation = p.Operations[0].Name
-		}
+	if b.Figure.Operation == "" && len(phases) > 0 && phases[0] != nil && len(phases[0].Operations) > 0 {
+		b.Figure.Operation = phases[0].Operations[0].Name
 	}
 
 	var samples []verdict.Sample
 
-	for i, res := range files {
-		if res == nil || i >= len(names) {
-			continue
-		}
-
-		p := res.MainPhase()
-		if p == nil {
+	for i, p := range phases {
+		if p == nil || i >= len(names) {
 			continue
 		}
 

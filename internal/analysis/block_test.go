@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/threshold"
@@ -171,5 +172,44 @@ func TestMatrixBlockNothingToCompare(t *testing.T) {
 
 	if len(b.Groups) != 0 || out.Len() != 0 || b.Markdown() != "" {
 		t.Errorf("one variant on one target gave a block: %+v %q", b.Groups, out.String())
+	}
+}
+
+// intervalsPhase is a main phase whose intervals have the given p50s.
+func intervalsPhase(p50s ...float64) *result.Phase {
+	p := &result.Phase{Name: "run", Operations: []result.Operation{{Name: "get"}}}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	for i, v := range p50s {
+		s := start.Add(time.Duration(i) * time.Second)
+		p.Intervals = append(p.Intervals, result.Interval{Start: s, End: s.Add(time.Second), Operations: []result.Operation{
+			{Name: "get", Count: 100, OpsPerSec: 100, LatencyUS: result.Latency{P50: v}},
+		}})
+	}
+
+	return p
+}
+
+// TestFilesBlock ranks separate files from their intervals, unpaired: A
+// about 3× slower than B, C no different from B.
+func TestFilesBlock(t *testing.T) {
+	b := FilesBlock([]string{"A", "B", "C"}, []*result.Phase{
+		intervalsPhase(3000, 3100, 2900, 3050, 2950),
+		intervalsPhase(1000, 1020, 990, 1010, 980),
+		intervalsPhase(1005, 1015, 985, 1000, 995),
+	}, DefaultFigure)
+
+	if len(b.Groups) != 1 || len(b.Groups[0].Lines) != 3 || b.Design != verdict.Unpaired {
+		t.Fatalf("block %+v", b)
+	}
+
+	l := b.Groups[0].Lines
+	if l[0].Name != "B" && l[0].Name != "C" || l[0].Verdict != "fastest" {
+		t.Errorf("best %+v", l[0])
+	}
+
+	if l[1].Kind != verdict.NoDifference || l[2].Name != "A" || l[2].Kind != verdict.Difference ||
+		!regexp.MustCompile(`^[23]\.\d\d× slower \(95% CI [23]\.\d\d×–3\.\d\d×\)$`).MatchString(l[2].Verdict) {
+		t.Errorf("lines %+v", l)
 	}
 }

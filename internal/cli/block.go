@@ -14,3 +14,18 @@ import (
 func printComparisonBlock(w io.Writer, m *result.Matrix) {
 	analysis.MatrixBlock(m, analysis.DefaultFigure).WriteText(w)
 }
+
+// printFilesBlock prints the comparison block of compare's files: each
+// file (or matrix cell) ranked on the first operation's median latency,
+// from its intervals.
+func printFilesBlock(w io.Writer, files []*compareFile) {
+	names := make([]string, 0, len(files))
+	phases := make([]*result.Phase, 0, len(files))
+
+	for _, cf := range files {
+		names = append(names, cf.label)
+		phases = append(phases, cf.phase)
+	}
+
+	analysis.FilesBlock(names, phases, analysis.DefaultFigure).WriteText(w)
+}

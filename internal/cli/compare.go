@@ -223,6 +223,7 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 	checks, failures := checkCompareGates(files, ops, gates)
 
 	writeCompareText(st.Stdout, files, ops)
+	printFilesBlock(st.Stdout, files)
 
 	if f.markdown != "" {
 		if err := writeCompareMarkdown(f.markdown, files, ops, checks); err != nil {
