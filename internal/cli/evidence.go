@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/explain"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/result"
@@ -185,14 +185,15 @@ func findings(res *result.Result) []result.Finding {
 	return out
 }
 
-// printFindings writes the top findings under the tables.
-func printFindings(w interface{ Write([]byte) (int, error) }, fs []result.Finding) {
+// printFindings writes the top findings under the tables, grouped by
+// collection and cause and ranked by the time they cost.
+func printFindings(w interface{ Write([]byte) (int, error) }, res *result.Result) {
 	const top = 8
 
 	n := 0
 
-	for _, f := range fs {
-		if f.Severity != "warning" {
+	for _, g := range analysis.GroupFindings(res) {
+		if g.Severity != "warning" {
 			continue
 		}
 
@@ -205,12 +206,7 @@ func printFindings(w interface{ Write([]byte) (int, error) }, fs []result.Findin
 			break
 		}
 
-		text := strings.TrimSpace(f.Text)
-		if f.Operation != "" {
-			text = f.Operation + ": " + text
-		}
-
-		fmt.Fprintf(w, "  ! %s\n", text)
+		fmt.Fprintf(w, "  ! %s\n", g.Text)
 
 		n++
 	}

@@ -46,7 +46,8 @@ func TestFindings(t *testing.T) {
 
 	var b strings.Builder
 
-	printFindings(&b, fs)
+	res.Findings = fs
+	printFindings(&b, res)
 
 	if got := b.String(); !strings.Contains(got, "! find_by_message: collection scan on errors") ||
 		strings.Contains(got, "server counters") {

@@ -228,7 +228,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	}
 
 	printSummary(tableWriter(st, f), res)
-	printFindings(tableWriter(st, f), res.Findings)
+	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	resultsWritten(st, out)
 
