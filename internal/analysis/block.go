@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/threshold"
 	"github.com/mongobench/mongobench/internal/verdict"
@@ -429,62 +428,13 @@ func blockOps(res *result.Result) []phaseOp {
 // false when it has none (no success to take a latency from, no document
 // to divide by).
 func operationValue(o result.Operation, seconds float64, fig Figure) (float64, bool) {
-	switch {
-	case fig.PerDoc:
-		if o.Docs <= 0 || o.Count == 0 {
-			return 0, false
-		}
-
-		return o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs), true
-	case fig.Metric.Kind == threshold.Throughput:
-		if seconds <= 0 {
-			return o.OpsPerSec, o.OpsPerSec > 0
-		}
-
-		return float64(o.Count) / seconds, true
-	case fig.Metric.Kind == threshold.ErrorRate:
-		v, why := Measure([]result.Operation{o}, seconds, fig.Metric)
-		return v, why == ""
+	if !fig.PerDoc {
+		return MetricValue(o, seconds, fig.Metric)
 	}
 
-	if o.Count == 0 {
+	if o.Docs <= 0 || o.Count == 0 {
 		return 0, false
 	}
 
-	if v, ok := storedLatency(o.LatencyUS, fig.Metric); ok {
-		return v, true
-	}
-
-	h, err := metrics.DecodeHistogram(o.Histogram)
-	if err != nil {
-		return 0, false
-	}
-
-	return float64(h.ValueAtQuantile(fig.Metric.Percent)), true
-}
-
-// storedLatency reads a metric the results file summarises already, so
-// that the usual figures need no histogram decoding.
-func storedLatency(l result.Latency, m threshold.Metric) (float64, bool) {
-	switch m.Kind {
-	case threshold.Mean:
-		return l.Mean, true
-	case threshold.Max:
-		return l.Max, true
-	case threshold.Percentile:
-		switch m.Percent {
-		case 50:
-			return l.P50, true
-		case 90:
-			return l.P90, true
-		case 95:
-			return l.P95, true
-		case 99:
-			return l.P99, true
-		case 99.9:
-			return l.P999, true
-		}
-	}
-
-	return 0, false
+	return o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs), true
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -58,17 +57,24 @@ intervals, at least 4 needed". Intervals of one run are not independent, so
 the confidence intervals are optimistic (too narrow); a verdict on two single
 runs says more about those runs than about the code that produced them.
 
---fail-if turns compare into a regression gate. EXPR is a metric (throughput,
-mean, p50, p90, p99), a signed percentage and optionally an operation name:
-"p99 +10%" fails when some file's p99 of some operation is more than 10%
-above the baseline's and the verdict is a difference; "throughput -5%"
-when throughput dropped by more than 5%; "p50 +5% find_by_id" looks only at
-find_by_id. It can be given several times.
+--fail-if turns compare into a regression gate. EXPR is [OPERATION:]METRIC
+followed by a signed percentage, with METRIC any percentile (p50, p99.9,
+p99.99, ...), mean, max, throughput or error_rate: "p99 +10%" fails when some
+file's p99 of some operation is more than 10% above the baseline's and the
+verdict is a difference; "throughput -5%" when throughput dropped by more than
+5%; "get:p99.9 +10%" looks only at get (the older "p50 +5% get" also works).
+Metrics the tables do not show by default get a row of their own. It can be
+given several times.
+
+The output ends with the comparison block: the files ranked on the first
+operation's p50, best first, each "N× slower (95% CI ...)", "no significant
+difference (95% CI ...)" or "inconclusive: ...".
 
 Exit codes: 0 no --fail-if condition failed; 1 one did; 2 bad expression or a
 results file that cannot be read or compared.`,
 		Example: `  mongobench compare results/before.json results/after.json
   mongobench compare main.json pr.json --fail-if 'p99 +10%' --fail-if 'throughput -5%'
+  mongobench compare main.json pr.json --fail-if 'find_by_id:p99.9 +10%' --fail-if 'error_rate +50%'
   mongobench compare main.json pr.json --fail-if 'p50 +5% find_by_id' --markdown comparison.md`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -77,7 +83,7 @@ results file that cannot be read or compared.`,
 	}
 
 	fl := c.Flags()
-	fl.StringArrayVar(&f.failIf, "fail-if", nil, "fail (exit 1) when a significant change exceeds EXPR, e.g. 'p99 +10%' or 'throughput -5% find' (repeatable)")
+	fl.StringArrayVar(&f.failIf, "fail-if", nil, "fail (exit 1) when a significant change exceeds EXPR, e.g. 'p99 +10%', 'get:p99.9 +10%' or 'throughput -5%' (repeatable)")
 	fl.StringVar(&f.markdown, "markdown", "", "also write the tables as Markdown to this file")
 
 	return c
@@ -119,35 +125,10 @@ type compareGate struct {
 	operation string  // "" for every operation
 }
 
-var compareGateRe = regexp.MustCompile(`^\s*([A-Za-z0-9]+)\s*([+-])\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*%(?:\s+(\S+))?\s*$`)
-
-// parseCompareGate parses a --fail-if expression such as "p99 +10%" or
-// "throughput -5% find_by_id".
+// parseCompareGate parses a --fail-if expression such as "p99 +10%",
+// "get:p99.9 +10%" or "throughput -5% find_by_id" (see parseFailIf).
 func parseCompareGate(expr string) (compareGate, error) {
-	var names []string
-	for _, m := range compareMetrics {
-		names = append(names, m.name)
-	}
-
-	usage := fmt.Sprintf("want METRIC +N%% or METRIC -N%%, optionally followed by an operation name, with METRIC one of %s",
-		strings.Join(names, ", "))
-
-	m := compareGateRe.FindStringSubmatch(expr)
-	if m == nil {
-		return compareGate{}, fmt.Errorf("bad --fail-if %q: %s", expr, usage)
-	}
-
-	metric, ok := compareMetricNamed(strings.ToLower(m[1]))
-	if !ok {
-		return compareGate{}, fmt.Errorf("bad --fail-if %q: unknown metric %q; %s", expr, m[1], usage)
-	}
-
-	pct, err := strconv.ParseFloat(m[3], 64)
-	if err != nil || math.IsInf(pct, 0) {
-		return compareGate{}, fmt.Errorf("bad --fail-if %q: bad percentage %q", expr, m[3])
-	}
-
-	return compareGate{expr: strings.TrimSpace(expr), metric: metric, up: m[2] == "+", pct: pct, operation: m[4]}, nil
+	return parseFailIf(expr)
 }
 
 // compareFile is one results file being compared.
@@ -206,7 +187,7 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		return err
 	}
 
-	ops := compareOperations(files)
+	ops := addGateRows(files, compareOperations(files), gates)
 
 	known := map[string]bool{}
 	for _, op := range ops {
@@ -412,6 +393,8 @@ func compareValue(m compareMetric, v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "—"
+	case m.name == "error_rate":
+		return fmt.Sprintf("%.3g%%", v)
 	case !m.latency && v >= 100:
 		return fmt.Sprintf("%.0f ops/s", v)
 	case !m.latency:
