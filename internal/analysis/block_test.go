@@ -103,7 +103,7 @@ func TestMatrixBlockRanking(t *testing.T) {
 
 	for _, want := range []string{
 		"Comparison: get p50 (median of rounds)\n",
-		"  variants on a:\n    base   1.3ms  fastest\n    slow  6.53ms  5.00× slower (95% CI 4.80×–5.25×)\n",
+		"  variants on a:\n    base  1.30ms  fastest\n    slow  6.53ms  5.00× slower (95% CI 4.80×–5.25×)\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, out.String())

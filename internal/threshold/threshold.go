@@ -13,6 +13,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mongobench/mongobench/internal/units"
 )
 
 // Kind is the kind of a metric.
@@ -97,25 +99,39 @@ func (m Metric) Latency() bool {
 // latencies and the error rate, false for throughput.
 func (m Metric) HigherIsWorse() bool { return m.Kind != Throughput }
 
-// Format shows a measured value of the metric: latencies (microseconds) as
-// "850µs", "12.3ms" or "1.25s", throughput as "312.4/s", the error rate as
-// "0.05%".
+// Format shows a measured value of the metric as the summary tables do:
+// latencies (microseconds) as "850µs", "12.30ms" or "1.25s", throughput as
+// "312.4/s", the error rate as "0.05%".
 func (m Metric) Format(v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "n/a"
 	case m.Latency():
-		return FormatLatency(v)
+		return units.Micros(v)
 	case m.Kind == Throughput:
-		return strconv.FormatFloat(round3(v), 'f', -1, 64) + "/s"
+		return strconv.FormatFloat(v, 'f', 1, 64) + "/s"
 	default:
 		return strconv.FormatFloat(round3(v), 'f', -1, 64) + "%"
 	}
 }
 
-// FormatLatency shows microseconds with three significant digits in the
-// largest unit that keeps the value at or above 1: "850µs", "12.3ms",
-// "1.25s".
+// formatLimit shows a condition's limit in its shortest form: "20ms",
+// "1.5s", "500/s", "0.1%".
+func (m Metric) formatLimit(v float64) string {
+	switch {
+	case m.Latency():
+		return FormatLatency(v)
+	case m.Kind == Throughput:
+		return strconv.FormatFloat(v, 'f', -1, 64) + "/s"
+	default:
+		return strconv.FormatFloat(v, 'f', -1, 64) + "%"
+	}
+}
+
+// FormatLatency shows microseconds with at most three significant digits
+// in the largest unit that keeps the value at or above 1: "850µs", "12.3ms",
+// "1.25s", "20ms"; for limits, sums and costs, where the tables' fixed
+// decimals would mislead.
 func FormatLatency(us float64) string {
 	switch {
 	case us < 1000:
@@ -196,7 +212,7 @@ type Condition struct {
 // String is the condition in canonical form: "p99 < 20ms",
 // "throughput > 500/s", "error_rate < 0.1%".
 func (c Condition) String() string {
-	return c.Metric.String() + " " + c.Cmp.String() + " " + c.Metric.Format(c.Limit)
+	return c.Metric.String() + " " + c.Cmp.String() + " " + c.Metric.formatLimit(c.Limit)
 }
 
 // Holds reports whether a measured value satisfies the condition.

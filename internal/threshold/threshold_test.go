@@ -108,16 +108,24 @@ func TestFormat(t *testing.T) {
 		v    float64
 		want string
 	}{
-		{Metric{Percentile, 99}, 12345, "12.3ms"},
+		{Metric{Percentile, 99}, 12345, "12.35ms"},
 		{Metric{Percentile, 99}, 850, "850µs"},
-		{Metric{Percentile, 99}, 1.234, "1.23µs"},
 		{Metric{Kind: Max}, 1_254_000, "1.25s"},
-		{Metric{Kind: Throughput}, 312.43, "312/s"},
-		{Metric{Kind: Throughput}, 31243.7, "31244/s"},
+		{Metric{Kind: Throughput}, 312.43, "312.4/s"},
 		{Metric{Kind: ErrorRate}, 0.0512, "0.0512%"},
+		{Metric{Kind: ErrorRate}, nanValue(), "n/a"},
 	} {
 		if got := tc.m.Format(tc.v); got != tc.want {
 			t.Errorf("%s.Format(%v) = %q, want %q", tc.m, tc.v, got, tc.want)
+		}
+	}
+
+	for _, tc := range []struct {
+		us   float64
+		want string
+	}{{12345, "12.3ms"}, {850, "850µs"}, {1.234, "1.23µs"}, {1_254_000, "1.25s"}, {20000, "20ms"}, {0, "0µs"}} {
+		if got := FormatLatency(tc.us); got != tc.want {
+			t.Errorf("FormatLatency(%v) = %q, want %q", tc.us, got, tc.want)
 		}
 	}
 }
