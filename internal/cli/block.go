@@ -29,3 +29,14 @@ func printFilesBlock(w io.Writer, files []*compareFile) {
 
 	analysis.FilesBlock(names, phases, analysis.DefaultFigure).WriteText(w)
 }
+
+// comparisonBlockMarkdown is the comparison block as a Markdown section,
+// for the end of a matrix's Markdown file; empty when nothing is compared.
+func comparisonBlockMarkdown(m *result.Matrix) string {
+	md := analysis.MatrixBlock(m, analysis.DefaultFigure).Markdown()
+	if md == "" {
+		return ""
+	}
+
+	return "\n" + md
+}

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +22,9 @@ func TestRunMatrixComparisonBlock(t *testing.T) {
 	slow := startNullServer(t, 5*time.Millisecond)
 	out := outPath(t)
 
-	code, stdout, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--out", out, "--quiet", "--duration", "500ms",
+	md := strings.TrimSuffix(out, ".json") + ".md"
+
+	code, stdout, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--out", out, "--markdown", md, "--quiet", "--duration", "500ms",
 		"--no-explain", "--server-stats-interval", "0", "--rounds", "6",
 		"--target", "uri:name=fast,"+fast.URI(), "--target", "uri:name=slow,"+slow.URI())
 	if code != ExitOK {
@@ -36,6 +40,12 @@ func TestRunMatrixComparisonBlock(t *testing.T) {
 
 	if r, lo := parseFloat(t, m[1]), parseFloat(t, m[2]); r < 2 || r > 5.5 || lo <= 1 {
 		t.Errorf("slow is %v× slower (CI from %v×), want about 5× with a CI excluding 1", r, lo)
+	}
+
+	// The Markdown file ends with the same block.
+	data, err := os.ReadFile(md)
+	if err != nil || !regexp.MustCompile(`## Comparison: add p50\n\nMedian of rounds; best first\.\n\n### targets\n\n\| \| add p50 \| verdict \|\n\|---\|---:\|---\|\n\| fast \| [0-9.]+ms \| fastest \|\n\| slow \| [0-9.]+ms \| \d\.\d\d× slower \(95% CI \d\.\d\d×–\d\.\d\d×\) \|\n$`).Match(data) {
+		t.Errorf("Markdown does not end with the block (%v):\n%s", err, data)
 	}
 
 	// The block printed is the one the results file gives.

@@ -586,6 +586,7 @@ func writeMarkdownAtomic(path string, m *result.Matrix) error {
 	var b strings.Builder
 
 	writeMatrix(&b, m, true)
+	b.WriteString(comparisonBlockMarkdown(m))
 
 	return atomicfile.WriteBytes(path, []byte(b.String()))
 }
