@@ -8,10 +8,12 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis"
 )
 
-// TestRunFindingsGrouped runs the quickstart on the embedded FerretDB
-// (SQLite filters only _id in the database, so the message and project
-// searches scan the collection): the findings of both operations on
-// "errors" are said once, with the time they cost, and ranked first.
+// TestRunFindingsGrouped runs searches on the embedded FerretDB (SQLite
+// filters only _id in the database, so the message and project searches
+// scan the collection): the findings of both operations on "errors" are
+// said once, with the time they cost, and ranked first. The run ends after
+// a number of operations, so that every operation is measured however slow
+// the machine.
 func TestRunFindingsGrouped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded FerretDB")
@@ -19,8 +21,8 @@ func TestRunFindingsGrouped(t *testing.T) {
 
 	out := outPath(t)
 
-	code, stdout, stderr := runMain(t, "run", "../../workloads/quickstart.yaml", "--out", out, "--quiet",
-		"--duration", "2s", "--server-stats-interval", "0")
+	code, stdout, stderr := runMain(t, "run", "testdata/findings_scan.yaml", "--out", out, "--quiet",
+		"--server-stats-interval", "0")
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -51,7 +53,7 @@ func TestRunFindingsGrouped(t *testing.T) {
 	}
 
 	// Its cost is the scanning operations' time, a part of the total.
-	if scan.CostUS <= 0 || scan.CostUS >= scan.TotalUS {
+	if scan.CostUS <= 0 || scan.CostUS > scan.TotalUS {
 		t.Errorf("scan cost %v of %v", scan.CostUS, scan.TotalUS)
 	}
 

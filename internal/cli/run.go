@@ -66,7 +66,14 @@ results so far (status interrupted), removes its temporary directories, stops
 the servers it started and exits with code 1, saying on standard error what it
 waits for. Signals within a second of the first count as one; a later one, or a
 stop longer than 10 s, exits at once (code 130), still cleaning up. At start, a
-run removes the temporary directories of mongobench runs that were killed.`,
+run removes the temporary directories of mongobench runs that were killed.
+
+A workload's thresholds (e.g. get: ["p99 < 20ms"], all: ["error_rate < 0.1%"])
+are checked after the run and printed as pass/fail lines with the value
+measured; when one fails, a run that otherwise succeeded exits with code 99.
+A comparison run (variants, targets or rounds) ends with the comparison block:
+the variants and targets ranked on the first operation's p50, each with its
+verdict and 95% confidence interval.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
 		Args: cobra.ExactArgs(1),
