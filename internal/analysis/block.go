@@ -35,13 +35,19 @@ type Figure struct {
 // latency of its first operation.
 var DefaultFigure = Figure{Metric: threshold.Metric{Kind: threshold.Percentile, Percent: 50}}
 
-// String names the figure: "get p50", "decode µs/doc".
+// String names the figure: "get p50", "get latency per document", or
+// without an operation (a block of operations) "p50".
 func (f Figure) String() string {
+	name := f.Metric.String()
 	if f.PerDoc {
-		return f.Operation + " latency per document"
+		name = "latency per document"
 	}
 
-	return f.Operation + " " + f.Metric.String()
+	if f.Operation == "" {
+		return name
+	}
+
+	return f.Operation + " " + name
 }
 
 // format shows a value of the figure with its unit.
@@ -171,6 +177,48 @@ func MatrixBlock(m *result.Matrix, fig Figure) Block {
 			}
 
 			title := "targets"
+			if len(m.Variants) > 1 {
+				title += ", variant " + v
+			}
+
+			b.add(title, samples)
+		}
+	}
+
+	return b
+}
+
+// OperationsBlock builds the block of a study whose contenders are the
+// operations of one run, such as the decode modes of one read sequence:
+// per target and variant, the operations compared round by round on fig
+// (its Operation is ignored). With fig.Cost, each line gives its cost over
+// the best operation: the decode cost per document of struct is its latency
+// per document minus that of the operation that decodes nothing.
+func OperationsBlock(m *result.Matrix, fig Figure) Block {
+	fig.Operation = ""
+	b := Block{Figure: fig, Samples: "round", Design: verdict.Paired}
+
+	if m == nil {
+		return b
+	}
+
+	for _, t := range m.Targets {
+		for _, v := range m.Variants {
+			var samples []verdict.Sample
+
+			for _, tr := range m.Trials {
+				if tr.Target != t.Name || tr.Variant != v {
+					continue
+				}
+
+				for _, po := range blockOps(tr.Result) {
+					if x, ok := operationValue(po.op, po.seconds, fig); ok {
+						samples = append(samples, verdict.Sample{Variant: po.op.Name, Round: tr.Round, Value: x})
+					}
+				}
+			}
+
+			title := "operations on " + t.Name
 			if len(m.Variants) > 1 {
 				title += ", variant " + v
 			}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/wiretest"
 )
 
 // TestRunMatrixComparisonBlock runs one workload on two wiretest servers,
@@ -57,5 +59,65 @@ func TestRunMatrixComparisonBlock(t *testing.T) {
 	b := analysis.MatrixBlock(res.Matrix, analysis.DefaultFigure)
 	if len(b.Groups) != 1 || b.Groups[0].Lines[1].Kind != verdict.Difference {
 		t.Errorf("block from the results file: %+v", b.Groups)
+	}
+}
+
+// TestOperationsBlockDecodeCost reads 200 documents per find from the
+// wiretest server, once without decoding and once into maps, over six
+// rounds: the block of operations, per document and in cost mode, ranks
+// the read that decodes nothing first and gives map's decode cost per
+// document (map − none) with a 95% interval above zero.
+func TestOperationsBlockDecodeCost(t *testing.T) {
+	srv, err := wiretest.Start(wiretest.Config{FindDocs: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(func() { _ = srv.Close() })
+
+	path := filepath.Join(t.TempDir(), "decode.yaml")
+	if err := os.WriteFile(path, []byte(`name: decode
+database: mongobench_cli_decode
+collections: [{name: people}]
+run: {concurrency: 1, max_operations: 200, sequence: [none, map], interval: 250ms}
+operations:
+  - {name: none, op: find, collection: people, decode: none}
+  - {name: map, op: find, collection: people, decode: map}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out := outPath(t)
+
+	code, stdout, stderr := runMain(t, "run", path, "--uri", srv.URI(), "--out", out, "--quiet", "--rounds", "6",
+		"--no-explain", "--server-stats-interval", "0")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	res, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b := analysis.OperationsBlock(res.Matrix, analysis.Figure{PerDoc: true, Cost: true})
+	if len(b.Groups) != 1 || len(b.Groups[0].Lines) != 2 {
+		t.Fatalf("block %+v", b)
+	}
+
+	none, st := b.Groups[0].Lines[0], b.Groups[0].Lines[1]
+	if none.Name != "none" || st.Name != "map" || st.Cost == nil {
+		t.Fatalf("lines %+v %+v", none, st)
+	}
+
+	if c := st.Cost; c.Kind != verdict.Difference || c.Lo <= 0 || c.Estimate < c.Lo || c.Estimate > c.Hi || c.Used != 6 {
+		t.Errorf("decode cost %+v, want a positive difference over 6 rounds", c)
+	}
+
+	var text strings.Builder
+	b.WriteText(&text)
+
+	if !regexp.MustCompile(`\n    map   +[0-9.]+µs/doc  \d.*; cost \+[0-9.]+(µs|ms)/doc \(95% CI \+[0-9.]+(µs|ms)/doc to \+[0-9.]+(µs|ms)/doc\)\n`).MatchString(text.String()) {
+		t.Errorf("block text:\n%s", text.String())
 	}
 }
