@@ -97,7 +97,11 @@ func (t *Thresholds) decodeNode(n *yaml.Node, path string) *yamlpos.Error {
 			continue
 		}
 
-		op, phase, _ := strings.Cut(k.Value, "@")
+		op, phase, at := strings.Cut(k.Value, "@")
+		if op == "" || (at && (phase == "" || strings.Contains(phase, "@"))) {
+			t.problems = append(t.problems, yamlpos.At(k, kp, `must be OPERATION, "all", OPERATION@PHASE or all@PHASE`))
+			continue
+		}
 
 		items := []*yaml.Node{val}
 		if val.Kind == yaml.SequenceNode {

@@ -62,6 +62,8 @@ func TestThresholdsValidation(t *testing.T) {
 		{"thresholds:\n  ins: [20]\n", `w.yaml:15:9: thresholds.ins[0]: must be a condition such as "p99 < 20ms", not`},
 		{"thresholds:\n  all@warm: [\"p99 < 1s\"]\n", `w.yaml:15:3: thresholds.all@warm: no phase "warm" (the workload's phases are run)`},
 		{"thresholds: [\"p99 < 1s\"]\n", `w.yaml:14:13: thresholds: must be a mapping`},
+		{"thresholds:\n  ins@: [\"p99 < 1s\"]\n", `w.yaml:15:3: thresholds.ins@: must be OPERATION, "all", OPERATION@PHASE or all@PHASE`},
+		{"thresholds:\n  \"@run\": [\"p99 < 1s\"]\n", `w.yaml:15:3: thresholds.@run: must be OPERATION`},
 	} {
 		_, errs := Parse("w.yaml", []byte(base+tc.yaml))
 		if len(errs) != 1 {
