@@ -115,16 +115,30 @@ func (m Metric) Format(v float64) string {
 	}
 }
 
-// formatLimit shows a condition's limit in its shortest form: "20ms",
-// "1.5s", "500/s", "0.1%".
+// formatLimit shows a condition's limit as written, in the largest unit
+// that keeps it at or above 1: "20ms", "1.5s", "12.345ms", "500/s", "0.1%".
 func (m Metric) formatLimit(v float64) string {
+	exact := func(x float64) string {
+		// Nine decimals undo the float error of a unit conversion
+		// (0.1 ms is 100.00000000000001 µs) and keep what was written.
+		if x < 1e9 {
+			x = math.Round(x*1e9) / 1e9
+		}
+
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+
 	switch {
+	case m.Latency() && v >= 1e6:
+		return exact(v/1e6) + "s"
+	case m.Latency() && v >= 1e3:
+		return exact(v/1e3) + "ms"
 	case m.Latency():
-		return FormatLatency(v)
+		return exact(v) + "µs"
 	case m.Kind == Throughput:
-		return strconv.FormatFloat(v, 'f', -1, 64) + "/s"
+		return exact(v) + "/s"
 	default:
-		return strconv.FormatFloat(v, 'f', -1, 64) + "%"
+		return exact(v) + "%"
 	}
 }
 
@@ -310,6 +324,10 @@ func parseLimit(m Metric, s string) (float64, error) {
 
 	if m.Kind == ErrorRate && v > 100 {
 		return 0, fmt.Errorf("error_rate %s%% is above 100%%", num)
+	}
+
+	if math.IsInf(v*scale, 0) {
+		return 0, fmt.Errorf("bad number %q in %q: too large", num, s)
 	}
 
 	return v * scale, nil

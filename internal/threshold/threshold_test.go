@@ -23,6 +23,9 @@ func TestParseValid(t *testing.T) {
 		{"throughput >= 12.5/s", Condition{Metric{Kind: Throughput}, GreaterEq, 12.5}, "throughput >= 12.5/s"},
 		{"error_rate < 0.1%", Condition{Metric{Kind: ErrorRate}, Less, 0.1}, "error_rate < 0.1%"},
 		{"  error_rate <= 100 %  ", Condition{Metric{Kind: ErrorRate}, LessEq, 100}, "error_rate <= 100%"},
+		{"mean < 12.345ms", Condition{Metric{Kind: Mean}, Less, 12345}, "mean < 12.345ms"},
+		{"p99 < 0.1ms", Condition{Metric{Percentile, 99}, Less, 100}, "p99 < 100µs"},
+		{"max < 1e3s", Condition{Metric{Kind: Max}, Less, 1e9}, "max < 1000s"},
 	} {
 		got, err := Parse(tc.in)
 		if err != nil {
@@ -57,6 +60,7 @@ func TestParseInvalid(t *testing.T) {
 		{"p99 < ms", "bad number"},
 		{"p99 < 1e400ms", "bad number"},
 		{"p99 < 0x10ms", "bad number"},
+		{"p99 < 1e303s", "too large"},
 		{"throughput > 500ms", "bad number"},
 		{"throughput > lots", "bad number"},
 		{"error_rate < 0.1", "is a percentage"},
