@@ -104,3 +104,42 @@ func TestRunThresholdInvalid(t *testing.T) {
 		t.Errorf("stderr lacks the positioned error:\n%s", stderr)
 	}
 }
+
+// TestRunThresholdFailedRunWins: a run whose every operation fails (the
+// null server knows no such command) exits 1, the failed run, although its
+// threshold failed too: a broken run is not reported as a slow one.
+func TestRunThresholdFailedRunWins(t *testing.T) {
+	srv := startNullServer(t, 0)
+
+	path := filepath.Join(t.TempDir(), "w.yaml")
+	if err := os.WriteFile(path, []byte(`name: thresholds_failed
+database: mongobench_cli_thresholds_failed
+collections: [{name: items}]
+run: {concurrency: 1, duration: 500ms, interval: 250ms}
+operations:
+  - {name: bad, op: runCommand, command: {noSuchCommand: 1}}
+thresholds:
+  all: ["error_rate < 1%"]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out := outPath(t)
+
+	code, stdout, stderr := runMain(t, "run", path, "--uri", srv.URI(), "--out", out, "--quiet", "--no-explain", "--server-stats-interval", "0")
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailed, stdout, stderr)
+	}
+
+	if !strings.Contains(stdout, "✗ all error_rate < 1% (error_rate = 100%)") {
+		t.Errorf("the failed threshold is not printed:\n%s", stdout)
+	}
+
+	if strings.Contains(stderr, "thresholds failed") {
+		t.Errorf("the threshold message hides the failed run:\n%s", stderr)
+	}
+
+	if res := readResults(t, out); len(res.Thresholds) != 1 || res.Thresholds[0].Passed {
+		t.Errorf("results file thresholds %+v", res.Thresholds)
+	}
+}
