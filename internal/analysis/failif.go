@@ -3,11 +3,11 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/threshold"
 	"github.com/mongobench/mongobench/internal/units"
 	vd "github.com/mongobench/mongobench/internal/verdict"
 )
@@ -50,35 +50,63 @@ type Gate struct {
 	Operation string  // "" for every operation
 }
 
-var gateRe = regexp.MustCompile(`^\s*([A-Za-z0-9]+)\s*([+-])\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*%(?:\s+(\S+))?\s*$`)
-
-// ParseGate parses a --fail-if expression such as "p99 +10%" or
-// "throughput -5% find_by_id".
+// ParseGate parses a --fail-if expression in the grammar of package
+// threshold: [OPERATION:]METRIC followed by a signed percentage, with METRIC
+// any percentile, mean, max, throughput or error_rate ("get:p99.9 +10%",
+// "throughput -5%", or the older "p50 +5% get").
 func ParseGate(expr string) (Gate, error) {
-	var names []string
-	for _, m := range CompareMetrics {
-		names = append(names, m.Name)
+	c, err := threshold.ParseChange(expr)
+	if err != nil {
+		return Gate{}, fmt.Errorf("bad --fail-if %q: %w", expr, err)
 	}
 
-	usage := fmt.Sprintf("want METRIC +N%% or METRIC -N%%, optionally followed by an operation name, with METRIC one of %s",
-		strings.Join(names, ", "))
+	return Gate{Expr: strings.TrimSpace(expr), Metric: gateMetric(c.Metric), Up: c.Up, Pct: c.Percent, Operation: c.Operation}, nil
+}
 
-	m := gateRe.FindStringSubmatch(expr)
-	if m == nil {
-		return Gate{}, fmt.Errorf("bad --fail-if %q: %s", expr, usage)
+// gateMetric is the compare metric of m: one of the table's own, or one
+// computed per interval from the interval's histogram and counts.
+func gateMetric(m threshold.Metric) CompareMetric {
+	if cm, ok := compareMetricNamed(m.String()); ok {
+		return cm
 	}
 
-	metric, ok := compareMetricNamed(strings.ToLower(m[1]))
-	if !ok {
-		return Gate{}, fmt.Errorf("bad --fail-if %q: unknown metric %q; %s", expr, m[1], usage)
+	dir := vd.LowerIsBetter
+	if !m.HigherIsWorse() {
+		dir = vd.HigherIsBetter
 	}
 
-	pct, err := strconv.ParseFloat(m[3], 64)
-	if err != nil || math.IsInf(pct, 0) {
-		return Gate{}, fmt.Errorf("bad --fail-if %q: bad percentage %q", expr, m[3])
+	return CompareMetric{Name: m.String(), Dir: dir, Latency: m.Latency(), Get: func(o *result.Operation) float64 {
+		v, ok := MetricValue(*o, 0, m)
+		if !ok {
+			return math.NaN() // no value: left out of the samples
+		}
+
+		return v
+	}}
+}
+
+// AddGateRows adds to each operation the rows of gated metrics the table
+// does not show by default (p99.9, max, error_rate, ...), so that the gate
+// judges, and the reader sees, the same verdict.
+func AddGateRows(files []*File, ops []CompareOp, gates []Gate) []CompareOp {
+	for i := range ops {
+		for _, g := range gates {
+			if g.Operation != "" && g.Operation != ops[i].Name {
+				continue
+			}
+
+			have := false
+			for _, r := range ops[i].Rows {
+				have = have || r.Metric.Name == g.Metric.Name
+			}
+
+			if !have {
+				ops[i].Rows = append(ops[i].Rows, compareMetricRow(files, ops[i].Name, g.Metric))
+			}
+		}
 	}
 
-	return Gate{Expr: strings.TrimSpace(expr), Metric: metric, Up: m[2] == "+", Pct: pct, Operation: m[4]}, nil
+	return ops
 }
 
 // CheckOperations returns an error for the first gate that names an
@@ -173,6 +201,8 @@ func FormatValue(m CompareMetric, v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "—"
+	case m.Name == "error_rate":
+		return fmt.Sprintf("%.3g%%", v)
 	case !m.Latency && v >= 100:
 		return fmt.Sprintf("%.0f ops/s", v)
 	case !m.Latency:

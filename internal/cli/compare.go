@@ -46,17 +46,24 @@ intervals, at least 4 needed". Intervals of one run are not independent, so
 the confidence intervals are optimistic (too narrow); a verdict on two single
 runs says more about those runs than about the code that produced them.
 
---fail-if turns compare into a regression gate. EXPR is a metric (throughput,
-mean, p50, p90, p99), a signed percentage and optionally an operation name:
-"p99 +10%" fails when some file's p99 of some operation is more than 10%
-above the baseline's and the verdict is a difference; "throughput -5%"
-when throughput dropped by more than 5%; "p50 +5% find_by_id" looks only at
-find_by_id. It can be given several times.
+--fail-if turns compare into a regression gate. EXPR is [OPERATION:]METRIC
+followed by a signed percentage, with METRIC any percentile (p50, p99.9,
+p99.99, ...), mean, max, throughput or error_rate: "p99 +10%" fails when some
+file's p99 of some operation is more than 10% above the baseline's and the
+verdict is a difference; "throughput -5%" when throughput dropped by more than
+5%; "get:p99.9 +10%" looks only at get (the older "p50 +5% get" also works).
+Metrics the tables do not show by default get a row of their own. It can be
+given several times.
+
+The output ends with the comparison block: the files ranked on the first
+operation's p50, best first, each "N× slower (95% CI ...)", "no significant
+difference (95% CI ...)" or "inconclusive: ...".
 
 Exit codes: 0 no --fail-if condition failed; 1 one did; 2 bad expression or a
 results file that cannot be read or compared.`,
 		Example: `  mongobench compare results/before.json results/after.json
   mongobench compare main.json pr.json --fail-if 'p99 +10%' --fail-if 'throughput -5%'
+  mongobench compare main.json pr.json --fail-if 'find_by_id:p99.9 +10%' --fail-if 'error_rate +50%'
   mongobench compare main.json pr.json --fail-if 'p50 +5% find_by_id' --markdown comparison.md`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -65,7 +72,7 @@ results file that cannot be read or compared.`,
 	}
 
 	fl := c.Flags()
-	fl.StringArrayVar(&f.failIf, "fail-if", nil, "fail (exit 1) when a significant change exceeds EXPR, e.g. 'p99 +10%' or 'throughput -5% find' (repeatable)")
+	fl.StringArrayVar(&f.failIf, "fail-if", nil, "fail (exit 1) when a significant change exceeds EXPR, e.g. 'p99 +10%', 'get:p99.9 +10%' or 'throughput -5%' (repeatable)")
 	fl.StringVar(&f.markdown, "markdown", "", "also write the tables as Markdown to this file")
 
 	return c
@@ -91,7 +98,7 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		return err
 	}
 
-	ops := analysis.CompareOperations(files)
+	ops := analysis.AddGateRows(files, analysis.CompareOperations(files), gates)
 
 	if err := analysis.CheckOperations(gates, ops); err != nil {
 		return badInput("%v", err)
@@ -100,6 +107,7 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 	checks, failures := analysis.CheckGates(files, ops, gates)
 
 	writeCompareText(st.Stdout, files, ops)
+	printFilesBlock(st.Stdout, files)
 
 	if f.markdown != "" {
 		if err := writeCompareMarkdown(f.markdown, files, ops, checks); err != nil {

@@ -121,6 +121,7 @@ func TestCompare(t *testing.T) {
 		{"FailIfP99Regression", testCompareFailIfP99Regression},
 		{"FailIfWithinThreshold", testCompareFailIfWithinThreshold},
 		{"FailIfOperation", testCompareFailIfOperation},
+		{"FailIfAnyMetric", testCompareFailIfAnyMetric},
 		{"ThroughputGate", testCompareThroughputGate},
 		{"IdenticalFiles", testCompareIdenticalFiles},
 		{"BadExpression", testCompareBadExpression},
@@ -285,7 +286,7 @@ func testCompareIdenticalFiles(t *testing.T, fx *compareFixture) {
 func testCompareBadExpression(t *testing.T, fx *compareFixture) {
 	base, cand := fx.base, fx.cand
 
-	for _, expr := range []string{"p99 10%", "p42 +10%", "p99 +x%", "", "p99 +10", "+10% p99", "p99 +10% find_by_id extra", "p99 +10% no_such_op"} {
+	for _, expr := range []string{"p99 10%", "p0 +10%", "latency +10%", "no_such_op:p99 +10%", "a:p99 +10% b", "p99 +x%", "", "p99 +10", "+10% p99", "p99 +10% find_by_id extra", "p99 +10% no_such_op"} {
 		code, stdout, stderr := runMain(t, "compare", base, cand, "--fail-if", expr)
 		if code != ExitBadInput {
 			t.Errorf("--fail-if %q: exit %d, want 2\nstdout:\n%s\nstderr:\n%s", expr, code, stdout, stderr)
@@ -303,11 +304,15 @@ func testCompareBadExpression(t *testing.T, fx *compareFixture) {
 
 	// Accepted forms.
 	args := []string{"compare", base, base}
-	for _, expr := range []string{"P99 +10%", "p99+10%", " mean +20.5% ", "throughput -5%", "p50 +.5% insert", "p90 +0%"} {
+	accepted := []string{
+		"P99 +10%", "p99+10%", " mean +20.5% ", "throughput -5%", "p50 +.5% insert", "p90 +0%",
+		"p42 +10%", "find_by_id:p99.9 +10%", "max +50%", "error_rate +10%",
+	}
+	for _, expr := range accepted {
 		args = append(args, "--fail-if", expr)
 	}
 
-	if code, _, stderr := runMain(t, args...); code != ExitOK || strings.Count(stderr, "ok   --fail-if") != 6 {
+	if code, _, stderr := runMain(t, args...); code != ExitOK || strings.Count(stderr, "ok   --fail-if") != len(accepted) {
 		t.Errorf("%q: exit %d\n%s", args, code, stderr)
 	}
 }

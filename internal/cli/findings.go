@@ -2,19 +2,22 @@ package cli
 
 import (
 	"fmt"
-	"strings"
+	"io"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/result"
 )
 
-// printFindings writes the top findings under the tables.
-func printFindings(w interface{ Write([]byte) (int, error) }, fs []result.Finding) {
+// printFindings writes the top findings under the tables, grouped by
+// collection and cause and ranked by the time they cost (see
+// analysis.GroupFindings), so that one cause is said once.
+func printFindings(w io.Writer, res *result.Result) {
 	const top = 8
 
 	n := 0
 
-	for _, f := range fs {
-		if f.Severity != "warning" {
+	for _, g := range analysis.GroupFindings(res) {
+		if g.Severity != "warning" {
 			continue
 		}
 
@@ -27,12 +30,7 @@ func printFindings(w interface{ Write([]byte) (int, error) }, fs []result.Findin
 			break
 		}
 
-		text := strings.TrimSpace(f.Text)
-		if f.Operation != "" {
-			text = f.Operation + ": " + text
-		}
-
-		fmt.Fprintf(w, "  ! %s\n", text)
+		fmt.Fprintf(w, "  ! %s\n", g.Text)
 
 		n++
 	}

@@ -29,11 +29,11 @@ func TestPrintFindings(t *testing.T) {
 		Server: &result.Server{Notes: []string{"top: not supported by this server (CommandNotFound)"}},
 	}
 
-	fs := analysis.Findings(res)
+	res.Findings = analysis.Findings(res)
 
 	var b strings.Builder
 
-	printFindings(&b, fs)
+	printFindings(&b, res)
 
 	if got := b.String(); !strings.Contains(got, "! find_by_message: collection scan on errors") ||
 		strings.Contains(got, "server counters") {

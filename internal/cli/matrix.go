@@ -129,10 +129,11 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 
 	printMatrix(tableWriter(st, f), m)
 	printVerification(tableWriter(st, f), res)
+	printComparisonBlock(tableWriter(st, f), res)
 	resultsWritten(st, out)
 
 	if f.markdown != "" {
-		if err := writeMarkdownAtomic(f.markdown, m); err != nil {
+		if err := writeMarkdownAtomic(f.markdown, res); err != nil {
 			return failed("writing %s: %v", f.markdown, err)
 		}
 
@@ -213,10 +214,11 @@ func printTable(w io.Writer, header []string, rows [][]string, markdown bool) {
 
 // writeMarkdownAtomic writes the matrix as Markdown atomically, so that a
 // reader never sees half a file.
-func writeMarkdownAtomic(path string, m *result.Matrix) error {
+func writeMarkdownAtomic(path string, res *result.Result) error {
 	var b strings.Builder
 
-	writeMatrix(&b, m, true)
+	writeMatrix(&b, res.Matrix, true)
+	b.WriteString(comparisonBlockMarkdown(res))
 
 	return atomicfile.WriteBytes(path, []byte(b.String()))
 }

@@ -21,6 +21,12 @@ const (
 	// ExitBadInput means bad usage, workload file or URI.
 	ExitBadInput = 2
 
+	// ExitThresholds means the run completed but at least one of the
+	// workload's thresholds failed. It is 99, as in k6, so that CI tells a
+	// performance regression from a broken run; a run that failed (1) or
+	// bad input (2) takes precedence.
+	ExitThresholds = 99
+
 	// ExitForced is used when a second interrupt, or a stop longer than
 	// its bound, ends the process at once.
 	ExitForced = 130
@@ -91,8 +97,9 @@ Without --uri it starts an embedded FerretDB (SQLite backend) so that a first
 result needs no server; numbers from it describe FerretDB on SQLite, not MongoDB.
 
 Exit codes: 0 success; 1 run failed, was interrupted, or had more errors than
-the workload allows; 2 bad input (usage, workload file, URI); 130 a second
-signal ended the process at once. SIGINT (Ctrl-C), SIGTERM and SIGHUP stop any
+the workload allows; 2 bad input (usage, workload file, URI); 99 the run
+completed but a workload threshold failed; 130 a second signal ended the
+process at once. SIGINT (Ctrl-C), SIGTERM and SIGHUP stop any
 command gracefully.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,

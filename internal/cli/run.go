@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/report"
@@ -62,7 +63,14 @@ results so far (status interrupted), removes its temporary directories, stops
 the servers it started and exits with code 1, saying on standard error what it
 waits for. Signals within a second of the first count as one; a later one, or a
 stop longer than 10 s, exits at once (code 130), still cleaning up. At start, a
-run removes the temporary directories of mongobench runs that were killed.`,
+run removes the temporary directories of mongobench runs that were killed.
+
+A workload's thresholds (e.g. get: ["p99 < 20ms"], all: ["error_rate < 0.1%"])
+are checked after the run and printed as pass/fail lines with the value
+measured; when one fails, a run that otherwise succeeded exits with code 99.
+A comparison run (variants, targets or rounds) ends with the comparison block:
+the variants and targets ranked on the first operation's p50, each with its
+verdict and 95% confidence interval.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
 		Args: cobra.ExactArgs(1),
@@ -200,6 +208,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		},
 	}
 
+	if plan.Matrix() {
+		warnMatrixThresholds(st, w.Spec)
+	}
+
 	outcome, err := bench.Run(ctx, plan, benchHooks(st, f))
 	if err != nil {
 		return benchError(err)
@@ -211,6 +223,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	}
 
 	res := outcome.Result
+	res.Thresholds = analysis.CheckThresholds(res, variants[0].Spec.Thresholds.Rules)
+
 	if res, err = result.Sanitize(res); err != nil { // what is printed is what is saved
 		return failed("writing results: %v", err)
 	}
@@ -223,14 +237,19 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	}
 
 	printSummary(tableWriter(st, f), res)
-	printFindings(tableWriter(st, f), res.Findings)
+	printFindings(tableWriter(st, f), res)
+	printThresholds(tableWriter(st, f), res.Thresholds)
 	resultsWritten(st, out)
 
 	if err := writeRunReport(st, f, out, res); err != nil {
 		return err
 	}
 
-	return exitVerdict(st, variants[0].Spec, outcome, res)
+	if err := exitVerdict(st, variants[0].Spec, outcome, res); err != nil {
+		return err
+	}
+
+	return thresholdsVerdict(res.Thresholds)
 }
 
 // resultsPath is --out, or results/<workload>-<UTC timestamp>.json.

@@ -88,6 +88,9 @@ type Result struct {
 	// Matrix holds a comparison run (variants × targets in trials); its
 	// trials carry the phases, so Phases is empty then.
 	Matrix *Matrix `json:"matrix,omitempty"`
+	// Thresholds are the outcomes of the workload's thresholds, checked on
+	// the run's phases; empty when the workload has none.
+	Thresholds []ThresholdOutcome `json:"thresholds,omitempty"`
 	// Operations is a copy of the main phase's operations (see MainPhase),
 	// so that simple readers need not know about phases.
 	Operations []Operation `json:"operations"`

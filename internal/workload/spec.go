@@ -62,6 +62,10 @@ type Spec struct {
 	// Targets names the servers to run on (the command line may add more).
 	Targets []TargetSpec `yaml:"targets" json:"targets,omitempty"`
 
+	// Thresholds are performance conditions checked at the end of a run
+	// (see Thresholds).
+	Thresholds Thresholds `yaml:"thresholds" json:"thresholds,omitzero"`
+
 	// Variant is the name of the variant this spec is (empty for the base).
 	Variant string `yaml:"-" json:"variant,omitempty"`
 

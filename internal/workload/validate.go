@@ -99,6 +99,7 @@ func (s *Spec) Validate() []error {
 	v.compareOn()
 	v.documents()
 	v.zeroRates()
+	v.thresholds(ops)
 
 	yamlpos.Sort(v.errs)
 

@@ -1,0 +1,488 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/threshold"
+	"github.com/mongobench/mongobench/internal/verdict"
+)
+
+// Figure is the one number a study's question is about: an operation's
+// metric, e.g. the p50 of "get", or its latency per returned document.
+type Figure struct {
+	// Operation is the operation's name; empty for the first operation of
+	// the results. With several measured phases it is "phase/operation".
+	Operation string
+	// Metric is the metric compared (a latency, throughput or the error
+	// rate). It is ignored when PerDoc is set.
+	Metric threshold.Metric
+	// PerDoc compares the mean latency per returned document (µs/doc), the
+	// figure of decode-cost questions.
+	PerDoc bool
+	// Cost adds, to each line, the difference from the best in the
+	// figure's own unit with its confidence interval (variant − best: the
+	// decode cost per document of struct is struct − none), for questions
+	// that are costs rather than speed-ups.
+	Cost bool
+}
+
+// DefaultFigure is the figure of a study that names none: the median
+// latency of its first operation.
+var DefaultFigure = Figure{Metric: threshold.Metric{Kind: threshold.Percentile, Percent: 50}}
+
+// String names the figure: "get p50", "get latency per document", or
+// without an operation (a block of operations) "p50".
+func (f Figure) String() string {
+	name := f.Metric.String()
+	if f.PerDoc {
+		name = "latency per document"
+	}
+
+	if f.Operation == "" {
+		return name
+	}
+
+	return f.Operation + " " + name
+}
+
+// format shows a value of the figure with its unit.
+func (f Figure) format(v float64) string {
+	if f.PerDoc {
+		return threshold.FormatLatency(v) + "/doc"
+	}
+
+	return f.Metric.Format(v)
+}
+
+// direction is which way the figure improves.
+func (f Figure) direction() verdict.Direction {
+	if !f.PerDoc && f.Metric.Kind == threshold.Throughput {
+		return verdict.HigherIsBetter
+	}
+
+	return verdict.LowerIsBetter
+}
+
+// worse is the word for "worse by a factor": slower for times and
+// throughput, higher for an error rate.
+func (f Figure) worse() (worse, better string) {
+	if !f.PerDoc && f.Metric.Kind == threshold.ErrorRate {
+		return "higher", "lower"
+	}
+
+	return "slower", "faster"
+}
+
+// Block is the comparison block that ends a study: for one figure, the
+// variants ranked best first within each target, and the targets ranked
+// within each variant, each against the best with its confidence interval.
+// Terminal, Markdown and HTML render it from this model.
+type Block struct {
+	// Figure is what is compared; its Operation is filled in.
+	Figure Figure
+	// Samples says what one value is ("round" for a matrix, paired by
+	// round; "interval" for separate results files, unpaired), and Design
+	// how they were compared.
+	Samples string
+	Design  verdict.Design
+	// Groups are the comparisons, variants within each target first.
+	Groups []BlockGroup
+}
+
+// BlockGroup is one ranking: the variants of one target, or the targets of
+// one variant.
+type BlockGroup struct {
+	// Title says what is ranked: "variants on fast", "targets, variant
+	// base".
+	Title string
+	// Lines are best first.
+	Lines []BlockLine
+}
+
+// BlockLine is one contender's standing.
+type BlockLine struct {
+	// Name is the variant's or target's name.
+	Name string
+	// Median is the median of its values, in the figure's unit, and Value
+	// that median formatted ("12.3ms").
+	Median float64
+	Value  string
+	// N is how many values it had.
+	N int
+	// Best marks the first line, the reference of the others.
+	Best bool
+	// Kind is what the comparison with the best found.
+	Kind verdict.Kind
+	// Ratio (how many times worse than the best) and its interval; NaN
+	// and ±Inf when there is none.
+	Ratio, RatioLo, RatioHi float64
+	// Cost is the difference from the best (Figure.Cost only).
+	Cost *verdict.Cost
+	// Verdict is the line's answer in words: "fastest", "37.1× slower (95%
+	// CI 33.0×–41.2×)", "no significant difference (95% CI 0.97×–1.04×)",
+	// "inconclusive: 3 rounds, at least 6 needed".
+	Verdict string
+	// CostText is the difference in words (Figure.Cost only): "+33.2ms
+	// (95% CI +30.1ms to +36.2ms)".
+	CostText string
+}
+
+// blockAlpha is the significance level of the block's intervals.
+const blockAlpha = verdict.DefaultAlpha
+
+// MatrixBlock builds the block of a matrix: per target, its variants
+// compared round by round (paired), and per variant, its targets.
+func MatrixBlock(m *result.Matrix, fig Figure) Block {
+	b := Block{Figure: fig, Samples: "round", Design: verdict.Paired}
+	if m == nil {
+		return b
+	}
+
+	if b.Figure.Operation == "" {
+		b.Figure.Operation = firstOperation(m)
+	}
+
+	sample := func(tr result.Trial, name string) (verdict.Sample, bool) {
+		v, ok := trialValue(tr.Result, b.Figure)
+		return verdict.Sample{Variant: name, Round: tr.Round, Value: v}, ok
+	}
+
+	if len(m.Variants) > 1 {
+		for _, t := range m.Targets {
+			var samples []verdict.Sample
+
+			for _, tr := range m.Trials {
+				if s, ok := sample(tr, tr.Variant); ok && tr.Target == t.Name {
+					samples = append(samples, s)
+				}
+			}
+
+			b.add("variants on "+t.Name, samples)
+		}
+	}
+
+	if len(m.Targets) > 1 {
+		for _, v := range m.Variants {
+			var samples []verdict.Sample
+
+			for _, tr := range m.Trials {
+				if s, ok := sample(tr, tr.Target); ok && tr.Variant == v {
+					samples = append(samples, s)
+				}
+			}
+
+			title := "targets"
+			if len(m.Variants) > 1 {
+				title += ", variant " + v
+			}
+
+			b.add(title, samples)
+		}
+	}
+
+	return b
+}
+
+// OperationsBlock builds the block of a study whose contenders are the
+// operations of one run, such as the decode modes of one read sequence:
+// per target and variant, the operations compared round by round on fig
+// (its Operation is ignored). With fig.Cost, each line gives its cost over
+// the best operation: the decode cost per document of struct is its latency
+// per document minus that of the operation that decodes nothing.
+func OperationsBlock(m *result.Matrix, fig Figure) Block {
+	fig.Operation = ""
+	b := Block{Figure: fig, Samples: "round", Design: verdict.Paired}
+
+	if m == nil {
+		return b
+	}
+
+	for _, t := range m.Targets {
+		for _, v := range m.Variants {
+			var samples []verdict.Sample
+
+			for _, tr := range m.Trials {
+				if tr.Target != t.Name || tr.Variant != v {
+					continue
+				}
+
+				for _, po := range blockOps(tr.Result) {
+					if x, ok := operationValue(po.op, po.seconds, fig); ok {
+						samples = append(samples, verdict.Sample{Variant: po.op.Name, Round: tr.Round, Value: x})
+					}
+				}
+			}
+
+			title := "operations on " + t.Name
+			if len(m.Variants) > 1 {
+				title += ", variant " + v
+			}
+
+			b.add(title, samples)
+		}
+	}
+
+	return b
+}
+
+// FilesBlock builds the block of separate results (compare): each
+// phase's intervals (a file's main phase, or a matrix cell's intervals) are
+// its values, compared as independent samples. names label the phases.
+func FilesBlock(names []string, phases []*result.Phase, fig Figure) Block {
+	b := Block{Figure: fig, Samples: "interval", Design: verdict.Unpaired}
+
+	if b.Figure.Operation == "" && len(phases) > 0 && phases[0] != nil && len(phases[0].Operations) > 0 {
+		b.Figure.Operation = phases[0].Operations[0].Name
+	}
+
+	var samples []verdict.Sample
+
+	for i, p := range phases {
+		if p == nil || i >= len(names) {
+			continue
+		}
+
+		for k, iv := range p.Intervals {
+			secs := iv.End.Sub(iv.Start).Seconds()
+
+			for _, o := range iv.Operations {
+				if o.Name != b.Figure.Operation {
+					continue
+				}
+
+				if v, ok := operationValue(o, secs, b.Figure); ok {
+					samples = append(samples, verdict.Sample{Variant: names[i], Round: k, Value: v})
+				}
+			}
+		}
+	}
+
+	b.add("files", samples)
+
+	return b
+}
+
+// add ranks the contenders of samples and appends the group, if there is
+// anything to compare.
+func (b *Block) add(title string, samples []verdict.Sample) {
+	opts := verdict.Options{Alpha: blockAlpha, Design: b.Design, Unit: b.Samples}
+	verdicts := verdict.Compare(samples, b.Figure.direction(), opts)
+
+	if len(verdicts) < 2 {
+		return
+	}
+
+	g := BlockGroup{Title: title}
+	level := strconv.FormatFloat(100*(1-blockAlpha), 'f', -1, 64) + "% CI"
+	worse, better := b.Figure.worse()
+
+	for _, v := range verdicts {
+		l := BlockLine{
+			Name: v.Variant, Median: v.Median, Value: b.Figure.format(v.Median), N: v.N, Best: v.Best,
+			Kind: v.Kind, Ratio: v.Ratio, RatioLo: v.RatioLo, RatioHi: v.RatioHi,
+		}
+
+		switch v.Kind {
+		case verdict.Reference:
+			l.Verdict = map[bool]string{true: "fastest", false: "lowest"}[worse == "slower"]
+		case verdict.Difference:
+			word, r, lo, hi := worse, v.Ratio, v.RatioLo, v.RatioHi
+			if r < 1 {
+				word, r, lo, hi = better, 1/r, 1/hi, 1/lo
+			}
+
+			l.Verdict = fmt.Sprintf("%s %s (%s %s–%s)", verdict.FormatRatio(r), word, level,
+				verdict.FormatRatio(lo), verdict.FormatRatio(hi))
+		case verdict.NoDifference:
+			l.Verdict = fmt.Sprintf("no significant difference (%s %s–%s)", level,
+				verdict.FormatRatio(v.RatioLo), verdict.FormatRatio(v.RatioHi))
+		default:
+			l.Verdict = v.Text
+		}
+
+		if b.Figure.Cost && !v.Best {
+			c := verdict.CompareCost(samples, v.Variant, verdicts[0].Variant, opts)
+			l.Cost = &c
+			l.CostText = b.costText(c, level)
+		}
+
+		g.Lines = append(g.Lines, l)
+	}
+
+	b.Groups = append(b.Groups, g)
+}
+
+// costText words a difference with the figure's unit.
+func (b *Block) costText(c verdict.Cost, level string) string {
+	signed := func(v float64) string {
+		s := b.Figure.format(math.Abs(v))
+		if v < 0 {
+			return "−" + s
+		}
+
+		return "+" + s
+	}
+
+	switch c.Kind {
+	case verdict.Difference, verdict.NoDifference:
+		return fmt.Sprintf("%s (%s %s to %s)", signed(c.Estimate), level, signed(c.Lo), signed(c.Hi))
+	default:
+		return c.Text
+	}
+}
+
+// WriteText prints the block for a terminal: a heading, then per group the
+// contenders best first, names and values aligned.
+func (b Block) WriteText(w io.Writer) {
+	if len(b.Groups) == 0 {
+		return
+	}
+
+	fmt.Fprintf(w, "\nComparison: %s (median of %ss)\n", b.Figure, b.Samples)
+
+	for _, g := range b.Groups {
+		fmt.Fprintf(w, "  %s:\n", g.Title)
+
+		nameW, valW := 0, 0
+		for _, l := range g.Lines {
+			nameW, valW = max(nameW, len([]rune(l.Name))), max(valW, len([]rune(l.Value)))
+		}
+
+		for _, l := range g.Lines {
+			line := fmt.Sprintf("    %s  %s  %s", pad(l.Name, nameW), padLeft(l.Value, valW), l.Verdict)
+			if l.CostText != "" {
+				line += "; cost " + l.CostText
+			}
+
+			fmt.Fprintln(w, strings.TrimRight(line, " "))
+		}
+	}
+}
+
+// Markdown renders the block as a Markdown section with one table per
+// group.
+func (b Block) Markdown() string {
+	if len(b.Groups) == 0 {
+		return ""
+	}
+
+	var s strings.Builder
+
+	fmt.Fprintf(&s, "## Comparison: %s\n\nMedian of %ss; best first.\n", mdEscape(b.Figure.String()), b.Samples)
+
+	for _, g := range b.Groups {
+		fmt.Fprintf(&s, "\n### %s\n\n| | %s | verdict |", mdEscape(g.Title), mdEscape(b.Figure.String()))
+
+		cost := b.Figure.Cost
+		if cost {
+			s.WriteString(" cost |")
+		}
+
+		s.WriteString("\n|---|---:|---|")
+
+		if cost {
+			s.WriteString("---|")
+		}
+
+		s.WriteString("\n")
+
+		for _, l := range g.Lines {
+			fmt.Fprintf(&s, "| %s | %s | %s |", mdEscape(l.Name), l.Value, mdEscape(l.Verdict))
+
+			if cost {
+				fmt.Fprintf(&s, " %s |", mdEscape(l.CostText))
+			}
+
+			s.WriteString("\n")
+		}
+	}
+
+	return s.String()
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-len([]rune(s)))) }
+
+func padLeft(s string, w int) string { return strings.Repeat(" ", max(0, w-len([]rune(s)))) + s }
+
+// firstOperation is the first operation the matrix's trials measured.
+func firstOperation(m *result.Matrix) string {
+	for _, tr := range m.Trials {
+		if ops := blockOps(tr.Result); len(ops) > 0 {
+			return ops[0].op.Name
+		}
+	}
+
+	return ""
+}
+
+// trialValue is the figure's value in one trial, from the trial's measured
+// phases.
+func trialValue(res *result.Result, fig Figure) (float64, bool) {
+	for _, po := range blockOps(res) {
+		if po.op.Name == fig.Operation {
+			return operationValue(po.op, po.seconds, fig)
+		}
+	}
+
+	return 0, false
+}
+
+// phaseOp is an operation of a measured phase, with the phase's length.
+type phaseOp struct {
+	op      result.Operation
+	seconds float64
+}
+
+// blockOps lists the operations of a result's measured phases (not loads,
+// not measure: false phases); with several such phases an operation is
+// named "phase/operation", as in the matrix tables.
+func blockOps(res *result.Result) []phaseOp {
+	if res == nil {
+		return nil
+	}
+
+	var phases []*result.Phase
+
+	for i := range res.Phases {
+		p := &res.Phases[i]
+		if !p.Excluded && p.Model != result.PhaseLoad && !strings.HasPrefix(p.Name, result.PhaseLoad+":") {
+			phases = append(phases, p)
+		}
+	}
+
+	var out []phaseOp
+
+	for _, p := range phases {
+		for _, o := range p.Operations {
+			if len(phases) > 1 {
+				o.Name = p.Name + "/" + o.Name
+			}
+
+			out = append(out, phaseOp{o, p.DurationS})
+		}
+	}
+
+	return out
+}
+
+// operationValue is the figure's value for one operation over seconds;
+// false when it has none (no success to take a latency from, no document
+// to divide by).
+func operationValue(o result.Operation, seconds float64, fig Figure) (float64, bool) {
+	if !fig.PerDoc {
+		return MetricValue(o, seconds, fig.Metric)
+	}
+
+	if o.Docs <= 0 || o.Count == 0 {
+		return 0, false
+	}
+
+	return o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs), true
+}

@@ -1,0 +1,215 @@
+package analysis
+
+import (
+	"bytes"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/threshold"
+	"github.com/mongobench/mongobench/internal/verdict"
+)
+
+// trial is a synthetic trial whose one operation has the given p50 and
+// mean per document (µs) and ops/s.
+func trial(target, variant string, round int, p50, tput float64) result.Trial {
+	op := result.Operation{Name: "get", Count: int64(tput), Docs: int64(tput) * 10, OpsPerSec: tput,
+		LatencyUS: result.Latency{Mean: p50, P50: p50, P99: 2 * p50, Max: 3 * p50}}
+
+	return result.Trial{Target: target, Variant: variant, Round: round, Result: &result.Result{
+		Phases: []result.Phase{
+			{Name: "load", Model: "load", Operations: []result.Operation{{Name: "load", Count: 1}}},
+			{Name: "run", Model: "closed", DurationS: 1, Operations: []result.Operation{op}},
+		},
+	}}
+}
+
+// syntheticMatrix has variants base and slow on targets a and b over six
+// rounds: slow is 5× base ± a little on each target, and target b equals
+// a ± noise that cancels neither way (no difference). Every round drifts
+// by a common factor, which pairing removes.
+func syntheticMatrix() *result.Matrix {
+	m := &result.Matrix{Targets: []result.MatrixTarget{{Name: "a"}, {Name: "b"}}, Variants: []string{"base", "slow"}, Rounds: 6}
+	jitter := []float64{1.02, 0.97, 1.05, 0.99, 1.01, 0.96}
+	noise := []float64{1.03, 0.98, 1.01, 0.97, 1.02, 0.99}
+
+	for r := 1; r <= 6; r++ {
+		drift := 1 + 0.3*float64(r%3)
+		for _, tgt := range []string{"a", "b"} {
+			n := 1.0
+			if tgt == "b" {
+				n = noise[r-1]
+			}
+
+			m.Trials = append(m.Trials,
+				trial(tgt, "slow", r, 5000*drift*jitter[r-1]*n, 200/drift),
+				trial(tgt, "base", r, 1000*drift*n, 1000/drift))
+		}
+	}
+
+	return m
+}
+
+func TestMatrixBlockRanking(t *testing.T) {
+	b := MatrixBlock(syntheticMatrix(), DefaultFigure)
+
+	if b.Figure.Operation != "get" || b.Figure.String() != "get p50" {
+		t.Errorf("figure %q, want the first operation's p50", b.Figure)
+	}
+
+	if len(b.Groups) != 4 {
+		t.Fatalf("%d groups, want variants on a and b, targets for base and slow: %+v", len(b.Groups), b.Groups)
+	}
+
+	titles := []string{}
+	for _, g := range b.Groups {
+		titles = append(titles, g.Title)
+	}
+
+	if got := strings.Join(titles, "|"); got != "variants on a|variants on b|targets, variant base|targets, variant slow" {
+		t.Errorf("groups %s", got)
+	}
+
+	g := b.Groups[0]
+	if g.Lines[0].Name != "base" || !g.Lines[0].Best || g.Lines[0].Verdict != "fastest" || g.Lines[0].Kind != verdict.Reference {
+		t.Errorf("best line %+v", g.Lines[0])
+	}
+
+	// Per-round ratios 5×jitter: sorted 4.8 4.85 4.95 5.05 5.1 5.25, the
+	// median √(4.95·5.05) (the middle of the logs) and the six-round
+	// interval the extremes.
+	s := g.Lines[1]
+	if s.Name != "slow" || s.Kind != verdict.Difference || math.Abs(s.Ratio-5) > 1e-3 ||
+		math.Abs(s.RatioLo-4.8) > 1e-9 || math.Abs(s.RatioHi-5.25) > 1e-9 {
+		t.Errorf("slow line %+v", s)
+	}
+
+	if s.Verdict != "5.00× slower (95% CI 4.80×–5.25×)" {
+		t.Errorf("slow verdict %q", s.Verdict)
+	}
+
+	// Targets a and b differ by noise on both sides of 1.
+	tg := b.Groups[2]
+	if tg.Lines[1].Kind != verdict.NoDifference ||
+		!regexp.MustCompile(`^no significant difference \(95% CI 0\.9\d×–1\.0\d×\)$`).MatchString(tg.Lines[1].Verdict) {
+		t.Errorf("target line %+v", tg.Lines[1])
+	}
+
+	var out bytes.Buffer
+	b.WriteText(&out)
+
+	for _, want := range []string{
+		"Comparison: get p50 (median of rounds)\n",
+		"  variants on a:\n    base  1.30ms  fastest\n    slow  6.53ms  5.00× slower (95% CI 4.80×–5.25×)\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestMatrixBlockThroughputAndInconclusive ranks on throughput (higher is
+// better) and says inconclusive with fewer than six rounds.
+func TestMatrixBlockThroughputAndInconclusive(t *testing.T) {
+	m := syntheticMatrix()
+	b := MatrixBlock(m, Figure{Metric: threshold.Metric{Kind: threshold.Throughput}})
+
+	g := b.Groups[0]
+	if g.Lines[0].Name != "base" || g.Lines[0].Verdict != "fastest" || g.Lines[1].Kind != verdict.Difference ||
+		!regexp.MustCompile(`^5\.0\d× slower \(95% CI 5\.0\d×–5\.0\d×\)$`).MatchString(g.Lines[1].Verdict) {
+		t.Errorf("throughput lines %+v", g.Lines)
+	}
+
+	var few []result.Trial
+	for _, tr := range m.Trials {
+		if tr.Round <= 3 {
+			few = append(few, tr)
+		}
+	}
+
+	m.Trials = few
+	b = MatrixBlock(m, DefaultFigure)
+
+	if l := b.Groups[0].Lines[1]; l.Kind != verdict.Inconclusive || l.Verdict != "inconclusive: 3 rounds, at least 6 needed" {
+		t.Errorf("three rounds: %+v", l)
+	}
+}
+
+// TestMatrixBlockCost adds the difference from the best in the figure's
+// unit: per document, slow − base.
+func TestMatrixBlockCost(t *testing.T) {
+	b := MatrixBlock(syntheticMatrix(), Figure{PerDoc: true, Cost: true})
+
+	l := b.Groups[0].Lines[1]
+	if l.Cost == nil || l.Cost.Kind != verdict.Difference {
+		t.Fatalf("no cost: %+v", l)
+	}
+
+	// Mean per document is p50/10 here; slow − base = 100·drift·(5·jitter − 1).
+	if l.Cost.Estimate < 350 || l.Cost.Estimate > 600 || !strings.HasPrefix(l.CostText, "+") || !strings.Contains(l.CostText, "µs/doc (95% CI +") {
+		t.Errorf("cost %+v %q", l.Cost, l.CostText)
+	}
+
+	md := b.Markdown()
+	if !strings.Contains(md, "| | get latency per document | verdict | cost |") || !strings.Contains(md, "| slow | ") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+func TestMatrixBlockNothingToCompare(t *testing.T) {
+	m := &result.Matrix{Targets: []result.MatrixTarget{{Name: "a"}}, Variants: []string{"base"}, Rounds: 6}
+	for r := 1; r <= 6; r++ {
+		m.Trials = append(m.Trials, trial("a", "base", r, 1000, 100))
+	}
+
+	b := MatrixBlock(m, DefaultFigure)
+
+	var out bytes.Buffer
+	b.WriteText(&out)
+
+	if len(b.Groups) != 0 || out.Len() != 0 || b.Markdown() != "" {
+		t.Errorf("one variant on one target gave a block: %+v %q", b.Groups, out.String())
+	}
+}
+
+// intervalsPhase is a main phase whose intervals have the given p50s.
+func intervalsPhase(p50s ...float64) *result.Phase {
+	p := &result.Phase{Name: "run", Operations: []result.Operation{{Name: "get"}}}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	for i, v := range p50s {
+		s := start.Add(time.Duration(i) * time.Second)
+		p.Intervals = append(p.Intervals, result.Interval{Start: s, End: s.Add(time.Second), Operations: []result.Operation{
+			{Name: "get", Count: 100, OpsPerSec: 100, LatencyUS: result.Latency{P50: v}},
+		}})
+	}
+
+	return p
+}
+
+// TestFilesBlock ranks separate files from their intervals, unpaired: A
+// about 3× slower than B, C no different from B.
+func TestFilesBlock(t *testing.T) {
+	b := FilesBlock([]string{"A", "B", "C"}, []*result.Phase{
+		intervalsPhase(3000, 3100, 2900, 3050, 2950),
+		intervalsPhase(1000, 1020, 990, 1010, 980),
+		intervalsPhase(1005, 1015, 985, 1000, 995),
+	}, DefaultFigure)
+
+	if len(b.Groups) != 1 || len(b.Groups[0].Lines) != 3 || b.Design != verdict.Unpaired {
+		t.Fatalf("block %+v", b)
+	}
+
+	l := b.Groups[0].Lines
+	if l[0].Name != "B" && l[0].Name != "C" || l[0].Verdict != "fastest" {
+		t.Errorf("best %+v", l[0])
+	}
+
+	if l[1].Kind != verdict.NoDifference || l[2].Name != "A" || l[2].Kind != verdict.Difference ||
+		!regexp.MustCompile(`^[23]\.\d\d× slower \(95% CI [23]\.\d\d×–3\.\d\d×\)$`).MatchString(l[2].Verdict) {
+		t.Errorf("lines %+v", l)
+	}
+}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/wiretest"
+)
+
+// TestRunMatrixComparisonBlock runs one workload on two wiretest servers,
+// replying in 1 ms and 5 ms, for six rounds: the run ends with the
+// comparison block, which ranks the 1 ms server first and calls the other
+// several times slower with a 95% interval excluding 1 (below 5×: both
+// share the round trip, and a loaded machine stretches the short sleep).
+func TestRunMatrixComparisonBlock(t *testing.T) {
+	fast := startNullServer(t, time.Millisecond)
+	slow := startNullServer(t, 5*time.Millisecond)
+	out := outPath(t)
+
+	md := strings.TrimSuffix(out, ".json") + ".md"
+
+	code, stdout, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--out", out, "--markdown", md, "--quiet", "--duration", "500ms",
+		"--no-explain", "--server-stats-interval", "0", "--rounds", "6",
+		"--target", "uri:name=fast,"+fast.URI(), "--target", "uri:name=slow,"+slow.URI())
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	re := regexp.MustCompile(`\nComparison: add p50 \(median of rounds\)\n  targets:\n    fast  +[0-9.]+ms  fastest\n    slow  +[0-9.]+ms  (\d\.\d\d)× slower \(95% CI (\d\.\d\d)×–(\d\.\d\d)×\)\n`)
+
+	m := re.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no comparison block ranking fast first and slow slower with a CI:\n%s", stdout)
+	}
+
+	if r, lo := parseFloat(t, m[1]), parseFloat(t, m[2]); r < 2 || r > 5.5 || lo <= 1 {
+		t.Errorf("slow is %v× slower (CI from %v×), want about 5× with a CI excluding 1", r, lo)
+	}
+
+	// The Markdown file ends with the same block.
+	data, err := os.ReadFile(md)
+	if err != nil || !regexp.MustCompile(`## Comparison: add p50\n\nMedian of rounds; best first\.\n\n### targets\n\n\| \| add p50 \| verdict \|\n\|---\|---:\|---\|\n\| fast \| [0-9.]+ms \| fastest \|\n\| slow \| [0-9.]+ms \| \d\.\d\d× slower \(95% CI \d\.\d\d×–\d\.\d\d×\) \|\n$`).Match(data) {
+		t.Errorf("Markdown does not end with the block (%v):\n%s", err, data)
+	}
+
+	// The block printed is the one the results file gives.
+	res, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b := analysis.MatrixBlock(res.Matrix, analysis.DefaultFigure)
+	if len(b.Groups) != 1 || b.Groups[0].Lines[1].Kind != verdict.Difference {
+		t.Errorf("block from the results file: %+v", b.Groups)
+	}
+}
+
+// TestOperationsBlockDecodeCost reads 200 documents per find from the
+// wiretest server, once without decoding and once into maps, over six
+// rounds: the block of operations, per document and in cost mode, ranks
+// the read that decodes nothing first and gives map's decode cost per
+// document (map − none) with a 95% interval above zero.
+func TestOperationsBlockDecodeCost(t *testing.T) {
+	srv, err := wiretest.Start(wiretest.Config{FindDocs: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(func() { _ = srv.Close() })
+
+	path := filepath.Join(t.TempDir(), "decode.yaml")
+	if err := os.WriteFile(path, []byte(`name: decode
+database: mongobench_cli_decode
+collections: [{name: people}]
+run: {concurrency: 1, max_operations: 200, sequence: [none, map], interval: 250ms}
+operations:
+  - {name: none, op: find, collection: people, decode: none}
+  - {name: map, op: find, collection: people, decode: map}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	out := outPath(t)
+
+	code, stdout, stderr := runMain(t, "run", path, "--uri", srv.URI(), "--out", out, "--quiet", "--rounds", "6",
+		"--no-explain", "--server-stats-interval", "0")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	res, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b := analysis.OperationsBlock(res.Matrix, analysis.Figure{PerDoc: true, Cost: true})
+	if len(b.Groups) != 1 || len(b.Groups[0].Lines) != 2 {
+		t.Fatalf("block %+v", b)
+	}
+
+	none, st := b.Groups[0].Lines[0], b.Groups[0].Lines[1]
+	if none.Name != "none" || st.Name != "map" || st.Cost == nil {
+		t.Fatalf("lines %+v %+v", none, st)
+	}
+
+	if c := st.Cost; c.Kind != verdict.Difference || c.Lo <= 0 || c.Estimate < c.Lo || c.Estimate > c.Hi || c.Used != 6 {
+		t.Errorf("decode cost %+v, want a positive difference over 6 rounds", c)
+	}
+
+	var text strings.Builder
+	b.WriteText(&text)
+
+	if !regexp.MustCompile(`\n    map   +[0-9.]+µs/doc  \d.*; cost \+[0-9.]+(µs|ms)/doc \(95% CI \+[0-9.]+(µs|ms)/doc to \+[0-9.]+(µs|ms)/doc\)\n`).MatchString(text.String()) {
+		t.Errorf("block text:\n%s", text.String())
+	}
+}
