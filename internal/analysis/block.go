@@ -212,6 +212,12 @@ func OperationsBlock(m *result.Matrix, fig Figure) Block {
 				}
 
 				for _, po := range blockOps(tr.Result) {
+					// A sequence's iteration or a composite is the sum of
+					// the operations compared here, not an alternative.
+					if po.op.Unit != "" {
+						continue
+					}
+
 					if x, ok := operationValue(po.op, po.seconds, fig); ok {
 						samples = append(samples, verdict.Sample{Variant: po.op.Name, Round: tr.Round, Value: x})
 					}
