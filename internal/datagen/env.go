@@ -30,6 +30,53 @@ type Env struct {
 	counters map[*yaml.Node]*atomic.Int64 // ^seq counters by generator node
 	pools    map[*yaml.Node][]any         // ^pool values by generator node
 	zipfs    int                          // number of ^zipf generators compiled; see Scope.zipf
+	zetas    int                          // number of Zipfian key distributions compiled; see Scope.zeta
+	named    map[string]*named            // named ^seq counters, the live key spaces
+}
+
+// named is a named counter: the ^seq that declares it (nil until one does)
+// and its value, the next key to be inserted.
+type named struct {
+	ctr  *atomic.Int64
+	decl  *yaml.Node
+	start int64
+}
+
+// namedCounter returns named counter name, creating it at 0. decl is the
+// ^seq mapping that declares it, with its start, or nil for a reference by a
+// key distribution; a counter is declared once (aliases of the same ^seq
+// mapping count as one declaration).
+func (e *Env) namedCounter(name string, decl *yaml.Node, start int64) *atomic.Int64 {
+	nc := e.named[name]
+	if nc == nil {
+		nc = &named{ctr: new(atomic.Int64)}
+		e.named[name] = nc
+	}
+
+	if decl != nil && nc.decl == nil {
+		nc.decl, nc.start = decl, start
+		nc.ctr.Store(start)
+	}
+
+	return nc.ctr
+}
+
+// UndeclaredCounters returns an error for each counter that a key
+// distribution names but no ^seq declares: its range would stay empty.
+func (e *Env) UndeclaredCounters() []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+
+	var errs []error
+
+	for _, name := range sortedKeys(e.named) {
+		if e.named[name].decl == nil {
+			errs = append(errs, fmt.Errorf("counter %q is used by a key distribution but no ^seq declares it "+
+				"(write {^seq: {counter: %s}} in the document that inserts the keys)", name, name))
+		}
+	}
+
+	return errs
 }
 
 // varState tracks a variable through compilation, to find reference cycles.
@@ -63,6 +110,7 @@ func NewEnv(seed int64, vars *yaml.Node, path string) (*Env, []error) {
 		vars:     make(map[string]*variable),
 		counters: make(map[*yaml.Node]*atomic.Int64),
 		pools:    make(map[*yaml.Node][]any),
+		named:    make(map[string]*named),
 	}
 	c := newCompiler(e)
 
