@@ -37,7 +37,7 @@ type Env struct {
 // named is a named counter: the ^seq that declares it (nil until one does)
 // and its value, the next key to be inserted.
 type named struct {
-	ctr  *atomic.Int64
+	ctr   *atomic.Int64
 	decl  *yaml.Node
 	start int64
 }
