@@ -34,35 +34,31 @@ type Env struct {
 	named    map[string]*named            // named ^seq counters, the live key spaces
 }
 
-// named is a named counter: the ^seq that declares it (nil until one does)
-// and its value, the next key to be inserted.
+// named is a named counter: the ^seq that sets its start, if any, where it
+// is first declared and first used, and its value, the next key to hand out.
 type named struct {
-	ctr   *atomic.Int64
-	decl  *yaml.Node
-	start int64
+	ctr       *atomic.Int64
+	declared  bool
+	startNode *yaml.Node // the ^seq argument that set the start; nil: 0
+	start     int64
+	ref       *yaml.Node // the first key distribution that names it, and its path
+	refPath   string
 }
 
-// namedCounter returns named counter name, creating it at 0. decl is the
-// ^seq mapping that declares it, with its start, or nil for a reference by a
-// key distribution; a counter is declared once (aliases of the same ^seq
-// mapping count as one declaration).
-func (e *Env) namedCounter(name string, decl *yaml.Node, start int64) *atomic.Int64 {
+// namedCounter returns named counter name, creating it at 0.
+func (e *Env) namedCounter(name string) *named {
 	nc := e.named[name]
 	if nc == nil {
 		nc = &named{ctr: new(atomic.Int64)}
 		e.named[name] = nc
 	}
 
-	if decl != nil && nc.decl == nil {
-		nc.decl, nc.start = decl, start
-		nc.ctr.Store(start)
-	}
-
-	return nc.ctr
+	return nc
 }
 
-// UndeclaredCounters returns an error for each counter that a key
-// distribution names but no ^seq declares: its range would stay empty.
+// UndeclaredCounters returns an error, positioned where it is used, for
+// each counter that a key distribution names but no ^seq declares: its
+// range would stay empty. Call it after every template is compiled.
 func (e *Env) UndeclaredCounters() []error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -70,8 +66,8 @@ func (e *Env) UndeclaredCounters() []error {
 	var errs []error
 
 	for _, name := range sortedKeys(e.named) {
-		if e.named[name].decl == nil {
-			errs = append(errs, fmt.Errorf("counter %q is used by a key distribution but no ^seq declares it "+
+		if nc := e.named[name]; !nc.declared {
+			errs = append(errs, yamlpos.At(nc.ref, nc.refPath, "counter %q is not declared: no ^seq counts it "+
 				"(write {^seq: {counter: %s}} in the document that inserts the keys)", name, name))
 		}
 	}

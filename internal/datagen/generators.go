@@ -103,16 +103,23 @@ func (k *call) namedSeq(name *yaml.Node, start, step int64) *compiled {
 		return nil
 	}
 
-	if nc := k.c.env.named[name.Value]; nc != nil && nc.decl != nil && nc.decl != k.mapping {
-		if first := nc.start; k.args["start"] != nil && first != start {
-			k.errorf(k.at("start"), "counter %q starts at %d where it is first declared (line %d); "+
-				"later ^seq of the same counter may leave start out or repeat it", name.Value, first, nc.decl.Line)
+	nc := k.c.env.namedCounter(name.Value)
+	nc.declared = true
+
+	if at := k.args["start"]; at != nil {
+		switch {
+		case nc.startNode == nil:
+			nc.startNode, nc.start = at, start
+			nc.ctr.Store(start)
+		case nc.start != start:
+			k.errorf(at, "counter %q starts at %d (line %d); give its start once, or the same everywhere",
+				name.Value, nc.start, nc.startNode.Line)
 
 			return nil
 		}
 	}
 
-	ctr := k.c.env.namedCounter(name.Value, k.mapping, start)
+	ctr := nc.ctr
 
 	return &compiled{gen: &seqGen{ctr: ctr, step: 1}, elems: 1}
 }

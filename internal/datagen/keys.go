@@ -70,7 +70,12 @@ func (k *call) keyRangeArgs() keyRange {
 			return keyRange{}
 		}
 
-		return keyRange{lo: lo, live: k.c.env.namedCounter(name.Value, nil, 0)}
+		nc := k.c.env.namedCounter(name.Value)
+		if nc.ref == nil {
+			nc.ref, nc.refPath = name, k.path
+		}
+
+		return keyRange{lo: lo, live: nc.ctr}
 	case k.args["max"] == nil:
 		k.errorf(k.key, "missing argument max (or counter, for a live key range)")
 	}
