@@ -63,6 +63,10 @@ type Spec struct {
 	// Variant is the name of the variant this spec is (empty for the base).
 	Variant string `yaml:"-" json:"variant,omitempty"`
 
+	// Params are the file's parameters with the values the run used (its
+	// params block is taken out of the file before decoding; see Param).
+	Params []Param `yaml:"-" json:"params,omitempty"`
+
 	// nodes maps field paths to their YAML nodes so that Validate can
 	// position its messages.
 	nodes map[string]*yaml.Node

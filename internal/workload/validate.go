@@ -132,6 +132,7 @@ func (s *Spec) Validate() []error {
 	ops := v.operations(collections)
 	v.settings()
 	v.phases(ops, collections)
+	v.sequenceWeights()
 	v.budget()
 	v.comparison()
 	v.documents()
