@@ -39,6 +39,11 @@ func (t *Template) Value(s *Scope) any { return t.c.gen.value(s) }
 // insertMany batch) bound their memory with it.
 func (t *Template) MaxValues() float64 { return t.c.elems }
 
+// IntRange returns the range of the integers the template yields, when it
+// yields only integers of a range known at compile time (^int, ^zipfian
+// over a fixed range, a constant, ...).
+func (t *Template) IntRange() (lo, hi int64, ok bool) { return intRange(t.c.gen) }
+
 // IsStatic reports whether the template has no generators (its value can be
 // computed once and reused). Generators with a fixed result, such as a literal
 // ^date or a ^pool of size 1, count as static too.

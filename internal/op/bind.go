@@ -99,8 +99,8 @@ func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
 				opts.SetSort(o.sort.Value(s))
 			}
 
-			if so.Skip > 0 {
-				opts.SetSkip(so.Skip)
+			if n := o.skipOf(s); n > 0 {
+				opts.SetSkip(n)
 			}
 
 			raw, err := coll.FindOne(ctx, o.filterValue(s), opts).Raw()
@@ -131,12 +131,12 @@ func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
 				opts.SetSort(o.sort.Value(s))
 			}
 
-			if so.Limit > 0 {
-				opts.SetLimit(so.Limit)
+			if n := o.limitOf(s); n > 0 {
+				opts.SetLimit(n)
 			}
 
-			if so.Skip > 0 {
-				opts.SetSkip(so.Skip)
+			if n := o.skipOf(s); n > 0 {
+				opts.SetSkip(n)
 			}
 
 			if so.BatchSize > 0 {
@@ -154,12 +154,12 @@ func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
 	case workload.KindCountDocuments:
 		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
 			opts := options.Count()
-			if so.Limit > 0 {
-				opts.SetLimit(so.Limit)
+			if n := o.limitOf(s); n > 0 {
+				opts.SetLimit(n)
 			}
 
-			if so.Skip > 0 {
-				opts.SetSkip(so.Skip)
+			if n := o.skipOf(s); n > 0 {
+				opts.SetSkip(n)
 			}
 
 			_, err := coll.CountDocuments(ctx, o.filterValue(s), opts)

@@ -28,15 +28,15 @@ func (o *Operation) ExplainCommand(s *datagen.Scope) (bson.D, bool) {
 			cmd = append(cmd, bson.E{Key: "sort", Value: o.sort.Value(s)})
 		}
 
-		if so.Skip > 0 {
-			cmd = append(cmd, bson.E{Key: "skip", Value: so.Skip})
+		if n := o.skipOf(s); n > 0 {
+			cmd = append(cmd, bson.E{Key: "skip", Value: n})
 		}
 
-		switch {
+		switch n := o.limitOf(s); {
 		case so.Op == workload.KindFindOne:
 			cmd = append(cmd, bson.E{Key: "limit", Value: int64(1)}, bson.E{Key: "singleBatch", Value: true})
-		case so.Limit > 0:
-			cmd = append(cmd, bson.E{Key: "limit", Value: so.Limit})
+		case n > 0:
+			cmd = append(cmd, bson.E{Key: "limit", Value: n})
 		}
 
 		return cmd, true
@@ -44,12 +44,12 @@ func (o *Operation) ExplainCommand(s *datagen.Scope) (bson.D, bool) {
 	case workload.KindCountDocuments:
 		// countDocuments is an aggregation in the driver: explain that.
 		pipeline := bson.A{bson.D{{Key: "$match", Value: o.filterValue(s)}}}
-		if so.Skip > 0 {
-			pipeline = append(pipeline, bson.D{{Key: "$skip", Value: so.Skip}})
+		if n := o.skipOf(s); n > 0 {
+			pipeline = append(pipeline, bson.D{{Key: "$skip", Value: n}})
 		}
 
-		if so.Limit > 0 {
-			pipeline = append(pipeline, bson.D{{Key: "$limit", Value: so.Limit}})
+		if n := o.limitOf(s); n > 0 {
+			pipeline = append(pipeline, bson.D{{Key: "$limit", Value: n}})
 		}
 
 		pipeline = append(pipeline, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}})

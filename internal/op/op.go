@@ -35,6 +35,9 @@ type Operation struct {
 
 	document, filter, projection, sort, pipeline, update, replacement, command *datagen.Template
 
+	// limit and skip are the generators of a generated limit or skip.
+	limit, skip *datagen.Template
+
 	indexes []mongo.IndexModel
 
 	// decode maps returned documents; nil only counts them.
@@ -101,6 +104,8 @@ func compileOne(spec *workload.Spec, env *datagen.Env, i int) (*Operation, []err
 		errs = append(errs, e...)
 		*f.dst = t
 	}
+
+	errs = append(errs, o.compileCounts(env, p)...)
 
 	if so.Decode == "struct" {
 		typ, err := structTypeFor(spec, so.Collection, yamlpos.Field(p, "decode"))

@@ -50,6 +50,14 @@ type Config struct {
 	// Logger receives connection and protocol-error events; nil discards
 	// them.
 	Logger *slog.Logger
+
+	// Record, when not nil, is called with every command the server
+	// receives (its name and command document), before the reply, so that a
+	// test can check what a client actually sent (the mix of operations,
+	// the keys its filters name). It is called from connection goroutines
+	// at once, so it must be safe for concurrent use; body is valid only
+	// during the call (copy it to keep it).
+	Record func(cmd string, body bson.Raw)
 }
 
 // Server is a minimal MongoDB wire-protocol server: it answers the commands
@@ -60,6 +68,7 @@ type Config struct {
 type Server struct {
 	ln     net.Listener
 	logger *slog.Logger
+	record func(cmd string, body bson.Raw)
 	start  time.Time
 
 	// docs are the canned documents find returns; built once at Start and
@@ -162,6 +171,7 @@ func Start(cfg Config) (*Server, error) {
 	s := &Server{
 		ln:     ln,
 		logger: logger,
+		record: cfg.Record,
 		start:  time.Now(),
 		docs:   docs,
 		done:   make(chan struct{}),
@@ -456,6 +466,10 @@ func (s *Server) handle(c *conn, req *request, received time.Time) bool {
 
 	cmd := req.command()
 	s.stats.count(cmd, req)
+
+	if s.record != nil {
+		s.record(cmd, req.body)
+	}
 
 	delay := s.latency.Load().l.Delay(received, int(inFlight))
 

@@ -421,11 +421,12 @@ type Operation struct {
 	// Sort orders returned documents.
 	Sort *Template `yaml:"sort" json:"sort,omitempty"`
 
-	// Limit caps the number of documents.
-	Limit int64 `yaml:"limit" json:"limit,omitempty"`
+	// Limit caps the number of documents: a constant or a generator drawn
+	// for every call.
+	Limit Count `yaml:"limit" json:"limit,omitzero"`
 
-	// Skip skips documents.
-	Skip int64 `yaml:"skip" json:"skip,omitempty"`
+	// Skip skips documents: a constant or a generator drawn for every call.
+	Skip Count `yaml:"skip" json:"skip,omitzero"`
 
 	// Pipeline is an aggregation pipeline.
 	Pipeline *Template `yaml:"pipeline" json:"pipeline,omitempty"`

@@ -324,11 +324,11 @@ func (v *validator) operation(p string, o *Operation, collections map[string]*Co
 }
 
 func (v *validator) operationValues(p string, o *Operation, collections map[string]*Collection) {
-	if o.Limit < 0 {
+	if o.Limit.N < 0 {
 		v.at(yamlpos.Field(p, "limit"), "must be >= 0")
 	}
 
-	if o.Skip < 0 {
+	if o.Skip.N < 0 {
 		v.at(yamlpos.Field(p, "skip"), "must be >= 0")
 	}
 
