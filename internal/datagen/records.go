@@ -17,7 +17,7 @@ import (
 func init() {
 	generators["^key"] = &spec{args: keyArgs, compile: compileKey}
 	generators["^keyname"] = &spec{args: []string{"key", "prefix", "order"}, compile: compileKeyName}
-	generators["^fields"] = &spec{args: []string{"count", "prefix", "of"}, compile: compileFields}
+	generators["^fields"] = &spec{args: []string{"count", "prefix", "of", "id"}, compile: compileFields}
 	generators["^field"] = &spec{args: []string{"count", "prefix", "of"}, compile: compileField}
 }
 
@@ -164,32 +164,54 @@ func (k *call) fieldsArgs() (count int64, prefix string, of *compiled) {
 	return count, prefix, of
 }
 
-// compileFields compiles ^fields: {count: n, prefix: field, of: template}:
-// a document of n fields, prefix0 to prefix(n-1), each generated from of.
+// compileFields compiles ^fields: {count: n, prefix: field, of: template,
+// id: template}: a document of n fields, prefix0 to prefix(n-1), each
+// generated from of, after an _id generated from id when it is given (a
+// YCSB record: its key, then its fields).
 func compileFields(k *call) *compiled {
 	count, prefix, of := k.fieldsArgs()
+	id := k.template("id")
+
 	if !k.ok {
 		return nil
 	}
 
-	names := make([]string, count)
-	for i := range names {
-		names[i] = prefix + strconv.Itoa(i)
+	g := &fieldsGen{of: of.gen}
+	elems := 1 + float64(count)*of.elems
+
+	if id != nil {
+		g.names = append(g.names, "_id")
+		g.id = id.gen
+		elems += id.elems
 	}
 
-	return &compiled{gen: &fieldsGen{names: names, of: of.gen}, elems: 1 + float64(count)*of.elems}
+	for i := range count {
+		g.names = append(g.names, prefix+strconv.FormatInt(i, 10))
+	}
+
+	return &compiled{gen: g, elems: elems}
 }
 
-// fieldsGen generates a document of its named fields.
+// fieldsGen generates a document of its named fields, the first being _id
+// when id is not nil.
 type fieldsGen struct {
 	names []string
+	id    generator
 	of    generator
 }
 
 func (g *fieldsGen) value(s *Scope) any {
 	d := make(bson.D, len(g.names))
-	for i, name := range g.names {
-		d[i] = bson.E{Key: name, Value: g.of.value(s)}
+	names := g.names
+
+	if g.id != nil {
+		d[0] = bson.E{Key: "_id", Value: g.id.value(s)}
+		names = names[1:]
+	}
+
+	off := len(d) - len(names)
+	for i, name := range names {
+		d[off+i] = bson.E{Key: name, Value: g.of.value(s)}
 	}
 
 	return d

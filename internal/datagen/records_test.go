@@ -66,6 +66,11 @@ func TestRecordGenerators(t *testing.T) {
 		t.Errorf("^fields = %v", rec)
 	}
 
+	rec = compileYAML(t, e, "{^fields: {count: 2, of: 1, id: {^keyname: {key: 7, order: ordered}}}}").Value(s).(bson.D)
+	if len(rec) != 3 || rec[0].Key != "_id" || rec[0].Value != "user7" || rec[1].Key != "field0" {
+		t.Errorf("^fields with id = %v", rec)
+	}
+
 	seen := map[string]bool{}
 	one := compileYAML(t, e, "{^field: {count: 4, of: x}}")
 
