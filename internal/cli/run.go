@@ -343,6 +343,7 @@ func executeTrial(ctx context.Context, st *State, f *runFlags, tgt *openedTarget
 	path string, w *compiled, opts trialOptions,
 ) (*result.Result, *runner.PhaseResult, error) {
 	spec := w.spec
+	w.env.ResetKeySpaces() // the database is reset: so are the live key ranges
 	db := tgt.client.Database(spec.Database)
 
 	own, err := prepareDatabase(ctx, tgt.client, spec, f.allowExisting)

@@ -56,6 +56,19 @@ func (e *Env) namedCounter(name string) *named {
 	return nc
 }
 
+// ResetKeySpaces sets every named counter back to its start. A trial
+// calls it before loading a fresh database, so that the keys of one
+// trial's load and inserts are the keys its reads draw from, whatever the
+// trials before it inserted. Not safe while templates are being evaluated.
+func (e *Env) ResetKeySpaces() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+
+	for _, nc := range e.named {
+		nc.ctr.Store(nc.start)
+	}
+}
+
 // UndeclaredCounters returns an error, positioned where it is used, for
 // each counter that a key distribution names but no ^seq declares: its
 // range would stay empty. Call it after every template is compiled.

@@ -430,6 +430,22 @@ func TestLiveKeySpace(t *testing.T) {
 	}
 }
 
+func TestResetKeySpaces(t *testing.T) {
+	t.Parallel()
+
+	e := newEnv(t, 1, "")
+	seq := compileYAML(t, e, "{^seq: {counter: k, start: 10}}")
+	s := e.NewScope(0)
+
+	seq.Value(s)
+	seq.Value(s)
+	e.ResetKeySpaces()
+
+	if got := seq.Value(s); got != int64(10) {
+		t.Errorf("after ResetKeySpaces the counter yields %v, want its start 10", got)
+	}
+}
+
 func TestUndeclaredCounter(t *testing.T) {
 	t.Parallel()
 
