@@ -17,15 +17,22 @@ func TestRecord(t *testing.T) {
 	t.Parallel()
 
 	var (
-		mu    sync.Mutex
-		finds []bson.Raw
+		mu      sync.Mutex
+		finds   []bson.Raw
+		updates []bson.Raw
 	)
 
-	s := startServer(t, wiretest.Config{Record: func(cmd string, body bson.Raw) {
-		if cmd == "find" {
-			mu.Lock()
-			finds = append(finds, append(bson.Raw(nil), body...))
-			mu.Unlock()
+	s := startServer(t, wiretest.Config{Record: func(c *wiretest.Command) {
+		mu.Lock()
+		defer mu.Unlock()
+
+		switch c.Name {
+		case "find":
+			finds = append(finds, append(bson.Raw(nil), c.Body...))
+		case "update":
+			for _, u := range c.Sequences["updates"] {
+				updates = append(updates, append(bson.Raw(nil), u...))
+			}
 		}
 	}})
 	coll := connect(t, s).Database("db").Collection("c")
@@ -40,6 +47,10 @@ func TestRecord(t *testing.T) {
 
 	_ = cur.Close(ctx)
 
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: "k9"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}); err != nil {
+		t.Fatalf("UpdateOne: %v", err)
+	}
+
 	mu.Lock()
 	defer mu.Unlock()
 
@@ -53,5 +64,9 @@ func TestRecord(t *testing.T) {
 
 	if l := finds[0].Lookup("limit").AsInt64(); l != 7 {
 		t.Errorf("recorded limit %d, want 7", l)
+	}
+
+	if len(updates) != 1 || updates[0].Lookup("q", "_id").StringValue() != "k9" {
+		t.Errorf("recorded updates %v, want one with q._id k9", updates)
 	}
 }
