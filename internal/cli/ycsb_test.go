@@ -355,7 +355,6 @@ func checkYCSBKeys(t *testing.T, dist string, events []ycsbEvent) {
 		"%.4f by the Zipfian law over %d keys; chi-square %.1f, %d degrees of freedom, bound %.1f",
 		dist, topShare(obs), topShare(exp), zipf/zetaN, ycsbRecords, stat, df, bound)
 
-
 	if dist == "latest" {
 		logRecency(t, events, index)
 	}
