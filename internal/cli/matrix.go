@@ -221,7 +221,7 @@ func runMatrix(ctx context.Context, st *State, path string, base *workload.Spec,
 	res := &result.Result{
 		SchemaVersion:     result.SchemaVersion,
 		MongobenchVersion: Version(),
-		Workload:          result.Workload{Name: base.Name, File: path, Spec: base, Source: string(base.Source())},
+		Workload:          result.Workload{Name: base.Name, File: path, CompareOn: base.Run.CompareOn, Spec: base, Source: string(base.Source())},
 		Target:            result.Target{Kind: result.KindMatrix, Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
 		StartedAt:         started,
 		DurationS:         time.Since(started).Seconds(),

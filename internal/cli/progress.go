@@ -36,6 +36,10 @@ func intervalRate(iv metrics.Interval) (opsPerSec, docsPerSec float64, errs int6
 	var ops, docs int64
 
 	for _, o := range iv.Ops {
+		if o.Unit != "" {
+			continue // made of the operations, counted there
+		}
+
 		ops += o.Count
 		docs += o.Docs
 
@@ -201,7 +205,9 @@ func (o *barObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed time
 			(p.Duration - elapsed).Round(time.Second), ops, units.Micros(p99), errs))
 	default:
 		for _, op := range iv.Ops {
-			o.done += op.Count
+			if op.Unit == "" {
+				o.done += op.Count
+			}
 		}
 
 		if p.MaxOps == 0 {

@@ -56,7 +56,7 @@ func newResultBuilder(st *State, path string, spec *workload.Spec, t *openedTarg
 		res: &result.Result{
 			SchemaVersion:     result.SchemaVersion,
 			MongobenchVersion: Version(),
-			Workload:          result.Workload{Name: spec.Name, File: path, Spec: spec, Source: string(spec.Source())},
+			Workload:          result.Workload{Name: spec.Name, File: path, CompareOn: spec.Run.CompareOn, Spec: spec, Source: string(spec.Source())},
 			Target: result.Target{
 				Kind:          kind,
 				URI:           t.redactedURI(),

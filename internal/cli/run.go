@@ -470,6 +470,10 @@ func exitVerdict(st *State, spec *workload.Spec, final *runner.PhaseResult, res 
 		measured = true
 
 		for _, o := range p.Operations {
+			if o.Unit != "" {
+				continue // made of the operations, counted there
+			}
+
 			ok += o.Count
 			for _, n := range o.Errors {
 				bad += n

@@ -145,6 +145,13 @@ type OpStats struct {
 	// Hist holds the latency, in microseconds, of each successful operation.
 	// It is never nil and Hist.TotalCount() equals Count.
 	Hist *Histogram
+	// Unit is empty for an operation, or says that the entry measures a
+	// group of operations as one: "iteration" (a sequence's whole
+	// iteration) or "composite" (a composite operation). Steps then names
+	// the entries it is made of, in order. Both are set by SetUnit and
+	// shared, not copied: callers must not modify Steps.
+	Unit  string
+	Steps []string
 }
 
 // clone returns a deep copy of s, so callers can keep or modify it without
@@ -245,6 +252,10 @@ func DecodeHistogram(s string) (*Histogram, error) {
 type Registry struct {
 	ops []string
 
+	// units holds, per operation index, the unit kind and steps SetUnit
+	// gave it (zero for plain operations). Written before recording only.
+	units []unitInfo
+
 	// mu serialises NewHandle, Tick, Reset and the readers, and guards every
 	// field below. It is never held by Record.
 	mu        sync.Mutex
@@ -288,11 +299,39 @@ func NewRegistry(ops []string) *Registry {
 	return r
 }
 
+// unitInfo is what SetUnit records for one operation index.
+type unitInfo struct {
+	kind  string
+	steps []string
+}
+
+// SetUnit marks operation op as a measured unit of the given kind made of
+// steps (see OpStats.Unit). Call it before the first Tick; the mark is
+// carried by every OpStats the registry returns for op.
+func (r *Registry) SetUnit(op int, kind string, steps []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.units == nil {
+		r.units = make([]unitInfo, len(r.ops))
+	}
+	r.units[op] = unitInfo{kind: kind, steps: append([]string(nil), steps...)}
+	r.totals[op].Unit, r.totals[op].Steps = kind, r.units[op].steps
+}
+
+// unit returns the unit mark of operation i.
+func (r *Registry) unit(i int) (string, []string) {
+	if r.units == nil {
+		return "", nil
+	}
+	return r.units[i].kind, r.units[i].steps
+}
+
 // emptyStats returns zeroed stats for every operation.
 func (r *Registry) emptyStats() []OpStats {
 	out := make([]OpStats, len(r.ops))
 	for i, name := range r.ops {
 		out[i] = OpStats{Name: name, Errors: map[string]int64{}, Hist: NewHistogram()}
+		out[i].Unit, out[i].Steps = r.unit(i)
 	}
 	return out
 }
@@ -549,6 +588,7 @@ func (r *Registry) Intervals() iter.Seq2[Interval, error] {
 					Name: r.ops[i], Count: so.count, Docs: so.docs, Clamped: so.clamped,
 					Errors: errs, Hist: h,
 				}
+				iv.Ops[i].Unit, iv.Ops[i].Steps = r.unit(i)
 			}
 			if !yield(iv, nil) {
 				return

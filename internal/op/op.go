@@ -42,6 +42,10 @@ type Operation struct {
 
 	// decode maps returned documents; nil only counts them.
 	decode decoder
+
+	// Steps are a composite operation's compiled steps, run in order as
+	// one iteration (nil for a plain operation).
+	Steps []*Operation
 }
 
 // Name is the operation's label in results.
@@ -68,10 +72,8 @@ func Compile(spec *workload.Spec, env *datagen.Env) ([]*Operation, []error) {
 	return ops, nil
 }
 
-func compileOne(spec *workload.Spec, env *datagen.Env, i int) (*Operation, []error) {
-	so := &spec.Operations[i]
-	p := yamlpos.Index("operations", i)
-
+// compileOperation compiles the operation so, written at field path p.
+func compileOperation(spec *workload.Spec, env *datagen.Env, so *workload.Operation, p string) (*Operation, []error) {
 	o := &Operation{Spec: so, Weight: so.WeightOf(), Timeout: so.Timeout.D()}
 
 	if wc := so.WriteConcern; wc != nil && wc.WTimeout > 0 && wc.WTimeout.D() < o.Timeout {

@@ -29,6 +29,10 @@ import (
 //   - per operation, count, docs, clamped and errors equal the sums over
 //     the intervals, and the phase histogram equals the merged interval
 //     histograms;
+//   - a measured unit (an iteration or a composite operation) names steps
+//     that are operations of its phase, which ran at least as often as it
+//     and failed at least as often (see checkUnits);
+//   - the workload's compare_on names an operation of some phase;
 //   - the top-level operations equal the main phase's.
 func (r *Result) Check() []error {
 	var c checker
@@ -61,6 +65,8 @@ func (r *Result) Check() []error {
 		seen[p.Name] = true
 		c.checkPhase(where, p)
 	}
+
+	c.checkCompareOn(r)
 
 	var want []Operation
 	if m := r.MainPhase(); m != nil {
@@ -189,6 +195,8 @@ func (c *checker) checkPhase(where string, p *Phase) {
 			c.addf("%s: histogram differs from the merged interval histograms", opWhere)
 		}
 	}
+
+	c.checkUnits(where, p)
 }
 
 // nonZero drops zero counts, which carry no information.

@@ -8,6 +8,7 @@ package result
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/mongobench/mongobench/internal/metrics"
@@ -98,6 +99,10 @@ type Workload struct {
 	Name string `json:"name"`
 	// File is the path of the workload file, if it came from one.
 	File string `json:"file"`
+	// CompareOn names the figure the workload's question is about
+	// (run.compare_on): "iteration" or an operation's name, which analysis
+	// and printing put first. Empty when the workload names none.
+	CompareOn string `json:"compare_on,omitempty"`
 	// Spec is the fully parsed workload, defaults included, so a reader can
 	// see exactly what ran without the original file. Any JSON-encodable
 	// value is accepted; ReadFile returns it as generic JSON values
@@ -208,7 +213,23 @@ type Operation struct {
 	// document: mean × count / docs.
 	Decode   string  `json:"decode,omitempty"`
 	USPerDoc float64 `json:"us_per_doc,omitempty"`
+	// Unit is empty for an operation the workload names, or says that the
+	// entry measures a group of operations as one unit: UnitIteration (a
+	// sequence's whole iteration, from its intended start to the end of its
+	// last operation) or UnitComposite (a composite operation). Steps
+	// names the phase's entries the unit is made of, in order; it is given
+	// on the phase's operations, not repeated in intervals. A unit whose
+	// step failed counts as one error of the first failure's kind; its
+	// Docs are its steps' documents.
+	Unit  string   `json:"unit,omitempty"`
+	Steps []string `json:"steps,omitempty"`
 }
+
+// Kinds of measured units (Operation.Unit).
+const (
+	UnitIteration = "iteration"
+	UnitComposite = "composite"
+)
 
 // Latency is the file form of metrics.Latency: a summary of an operation's
 // histogram in microseconds, stored so that readers need not decode the
@@ -262,6 +283,8 @@ func NewOperation(s metrics.OpStats, seconds float64) (Operation, error) {
 		OpsPerSec: rate(s.Count, seconds),
 		LatencyUS: latencyOf(metrics.Summarize(s.Hist)),
 		Histogram: enc,
+		Unit:      s.Unit,
+		Steps:     slices.Clone(s.Steps),
 	}, nil
 }
 
@@ -293,6 +316,7 @@ func NewInterval(iv metrics.Interval, phaseStart time.Time) (Interval, error) {
 		if err != nil {
 			return Interval{}, fmt.Errorf("interval ending %s: %w", iv.End.Format(time.RFC3339Nano), err)
 		}
+		op.Steps = nil // the phase's operations carry them
 		out.Operations = append(out.Operations, op)
 	}
 	return out, nil
@@ -319,7 +343,7 @@ func NewPhase(name string, warmup time.Duration, intervals iter.Seq2[metrics.Int
 			p.StartedAt = iv.Start
 			totals = make([]metrics.OpStats, len(iv.Ops))
 			for i, s := range iv.Ops {
-				totals[i] = metrics.OpStats{Name: s.Name, Errors: map[string]int64{}, Hist: metrics.NewHistogram()}
+				totals[i] = metrics.OpStats{Name: s.Name, Errors: map[string]int64{}, Hist: metrics.NewHistogram(), Unit: s.Unit, Steps: s.Steps}
 			}
 			first = false
 		}

@@ -117,9 +117,30 @@ func (j *backgroundJob) attach(pr *phaseRun) {
 // runBackground runs the job's schedule until ctx is done; operations in
 // flight then are cut off, since the phase they ran beside is over.
 func (e *Engine) runBackground(ctx context.Context, pr *phaseRun, j *backgroundJob, b *bound, worker int) {
-	m := &mix{idx: []int{j.op}, seq: true, untracked: true}
+	m := &mix{nodes: []*node{b.nodes[j.op]}, untracked: true}
 
-	e.openLoop(ctx, ctx, pr, j.ol, m, b, worker)
+	e.openLoop(ctx, ctx, pr, j.ol, m, worker)
+}
+
+// withBackground runs the phase's jobs beside run: they start with it, in
+// scopes of their own, and stop when it returns.
+func (e *Engine) withBackground(run runFunc, jobs []*backgroundJob, b *bound) runFunc {
+	return func(ctx context.Context, pr *phaseRun) {
+		bgCtx, stopJobs := context.WithCancel(pr.issueCtx)
+		done := make(chan struct{})
+
+		go func() {
+			defer close(done)
+
+			// Scopes of their own, numbered apart from the phase's
+			// workers, so their data does not repeat the foreground's.
+			workers(len(jobs), func(i int) { e.runBackground(bgCtx, pr, jobs[i], b, 10_000+1000*i) })
+		}()
+
+		run(ctx, pr)
+		stopJobs()
+		<-done
+	}
 }
 
 // result reports the job.

@@ -65,77 +65,94 @@ type BlockObserver interface {
 	Block(p Phase, b Block)
 }
 
-// blocksExecutor repeats the phase's steps until its until-condition holds.
-// Each step runs a fixed number of iterations with its own concurrency; a
-// tick closes the registry's interval at every block end.
-func (e *Engine) blocksExecutor(sp *workload.Phase, b *bound, weights map[string]float64, res *PhaseResult) executor {
-	spec := sp.Blocks
+// blocks is the growth model: the phase's steps run in order as one block,
+// each a fixed number of iterations at its own concurrency, and the block
+// repeats until its until-condition holds. A tick closes the registry's
+// interval at every block end, and the watched collection's size is read
+// there, so latency can be plotted against size.
+type blocks struct {
+	engine *Engine
+	spec   *workload.Blocks
+	mixes  []*mix
+	n      int
+	result *PhaseResult
+}
 
-	mixes := make([]*mix, len(spec.Steps))
-	n := 1
+// newBlocks is the executor of a phase with growth blocks.
+func newBlocks(ps *phaseSetup) Executor {
+	spec := ps.spec.Blocks
+	b := &blocks{engine: ps.engine, spec: spec, mixes: make([]*mix, len(spec.Steps)), n: 1, result: ps.result}
 
 	for i, st := range spec.Steps {
-		mixes[i] = newMix(b, st.Operations, st.Sequence, weights)
-		n = max(n, st.Concurrency)
+		b.mixes[i] = newMix(ps.bound, st.Operations, st.Sequence, ps.weights)
+		b.n = max(b.n, st.Concurrency)
 	}
 
-	return func(ctx context.Context, pr *phaseRun) {
-		// Workers keep their scope and recorders from step to step, so a
-		// long growth run does not allocate per block.
-		scopes := make([]*datagen.Scope, n)
-		hs := make([]handles, n)
+	return b
+}
 
-		for w := range n {
-			scopes[w] = e.Env.NewScope(w)
-			hs[w] = pr.newHandles()
+// Setup has nothing to hook: blocks tick at their own ends.
+func (*blocks) Setup(*phaseRun) {}
+
+// Run repeats the blocks until the until-condition holds or no new
+// iteration may start.
+func (bl *blocks) Run(ctx context.Context, pr *phaseRun) {
+	e, spec := bl.engine, bl.spec
+
+	// Workers keep their scope and recorders from step to step, so a long
+	// growth run does not allocate per block.
+	scopes := make([]*datagen.Scope, bl.n)
+	hs := make([]handles, bl.n)
+
+	for w := range bl.n {
+		scopes[w] = e.Env.NewScope(w)
+		hs[w] = pr.newHandles()
+	}
+
+	start := time.Now()
+
+	for k := 0; pr.issueCtx.Err() == nil; k++ {
+		blk := Block{Index: k, Start: time.Now(), FirstInterval: pr.reg.NumIntervals(), Complete: true}
+
+		for i, st := range spec.Steps {
+			var left atomic.Int64
+			left.Store(st.Count)
+
+			m := bl.mixes[i]
+
+			workers(st.Concurrency, func(w int) {
+				for pr.issueCtx.Err() == nil && left.Add(-1) >= 0 {
+					if !pr.iteration(ctx, scopes[w], hs[w], m, time.Time{}) {
+						return
+					}
+				}
+			})
 		}
 
-		start := time.Now()
+		blk.End = time.Now()
+		blk.Complete = pr.issueCtx.Err() == nil
 
-		for k := 0; pr.issueCtx.Err() == nil; k++ {
-			blk := Block{Index: k, Start: time.Now(), FirstInterval: pr.reg.NumIntervals(), Complete: true}
+		pr.tick(blk.End)
 
-			for i, st := range spec.Steps {
-				var left atomic.Int64
-				left.Store(st.Count)
+		blk.EndInterval = pr.reg.NumIntervals()
+		blk.Size = e.collectionSize(ctx, spec.Until.Collection)
+		bl.result.Blocks = append(bl.result.Blocks, blk)
 
-				m := mixes[i]
+		if o, ok := e.observer().(BlockObserver); ok {
+			o.Block(pr.phase, blk)
+		}
 
-				workers(st.Concurrency, func(w int) {
-					buf := make([]int, 0, len(m.idx))
-					for pr.issueCtx.Err() == nil && left.Add(-1) >= 0 {
-						if !pr.iteration(ctx, scopes[w], hs[w], b, m, buf, time.Time{}) {
-							return
-						}
-					}
-				})
-			}
+		u := spec.Until
+		if (u.Documents > 0 && blk.Size.Documents >= u.Documents) ||
+			(u.Duration > 0 && time.Since(start) >= u.Duration.D()) ||
+			(u.Blocks > 0 && k+1 >= u.Blocks) {
+			return
+		}
 
-			blk.End = time.Now()
-			blk.Complete = pr.issueCtx.Err() == nil
-
-			pr.tick(blk.End)
-
-			blk.EndInterval = pr.reg.NumIntervals()
-			blk.Size = e.collectionSize(ctx, spec.Until.Collection)
-			res.Blocks = append(res.Blocks, blk)
-
-			if o, ok := e.observer().(BlockObserver); ok {
-				o.Block(pr.phase, blk)
-			}
-
-			u := spec.Until
-			if (u.Documents > 0 && blk.Size.Documents >= u.Documents) ||
-				(u.Duration > 0 && time.Since(start) >= u.Duration.D()) ||
-				(u.Blocks > 0 && k+1 >= u.Blocks) {
-				return
-			}
-
-			if u.Documents > 0 && blk.Size.Error != "" {
-				// Without a size the condition can never be seen to hold.
-				pr.cancel(&abortError{reason: "cannot read the size of collection " + u.Collection + ": " + blk.Size.Error})
-				return
-			}
+		if u.Documents > 0 && blk.Size.Error != "" {
+			// Without a size the condition can never be seen to hold.
+			pr.cancel(&abortError{reason: "cannot read the size of collection " + u.Collection + ": " + blk.Size.Error})
+			return
 		}
 	}
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -116,68 +115,10 @@ type PhasePlan struct {
 	Ops []*op.Operation
 }
 
-// bound is the subset of operations a phase uses, bound to the database.
-// Its order is the registry's: workload order.
-type bound struct {
-	names    []string
-	funcs    []op.Func
-	timeouts []time.Duration
-	index    map[string]int
-}
-
-func (e *Engine) bind(all []*op.Operation, used map[string]bool) *bound {
-	b := &bound{index: map[string]int{}}
-
-	for _, o := range all {
-		if !used[o.Name()] {
-			continue
-		}
-
-		b.index[o.Name()] = len(b.names)
-		b.names = append(b.names, o.Name())
-		b.funcs = append(b.funcs, o.BindUntimed(e.DB))
-		b.timeouts = append(b.timeouts, o.Timeout)
-	}
-
-	return b
-}
-
-// RunPhase runs one measured phase with its load model and background jobs.
+// RunPhase runs one measured phase with its load model's executor and its
+// background jobs.
 func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 	sp := plan.Spec
-	weights := map[string]float64{}
-	used := map[string]bool{}
-
-	for _, o := range plan.Ops {
-		weights[o.Name()] = o.Weight
-	}
-
-	use := func(names []string) {
-		for _, n := range names {
-			used[n] = true
-		}
-	}
-
-	// The weighted mix only matters when the phase has neither a sequence
-	// nor blocks; otherwise its operations would show as idle rows.
-	if len(sp.Sequence) == 0 && sp.Blocks == nil {
-		use(plan.Mix)
-	}
-
-	use(sp.Sequence)
-
-	for _, b := range sp.Background {
-		used[b.Operation] = true
-	}
-
-	if sp.Blocks != nil {
-		for _, st := range sp.Blocks.Steps {
-			use(st.Operations)
-			use(st.Sequence)
-		}
-	}
-
-	b := e.bind(plan.Ops, used)
 
 	p := Phase{
 		Name:        sp.Name,
@@ -188,126 +129,56 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 		MaxOps:      sp.MaxOperations,
 	}
 
-	var stages schedule.Stages
-	if len(sp.Stages) > 0 {
-		stages = buildStages(sp)
-		p.Duration = stages.Duration()
+	construct, ok := executors[p.Model]
+	if !ok {
+		// Unreachable for a validated spec (every model has an
+		// executor, which a test checks); refused rather than run wrong.
+		out := &PhaseResult{Phase: p, Status: StatusAborted, Reason: CheckModel(p.Model).Error()}
+		e.observer().PhaseEnded(p, out)
+
+		return out
 	}
 
-	if sp.OpenLoop() {
-		p.Concurrency = sp.MaxInFlight
+	weights := map[string]float64{}
+	for _, o := range plan.Ops {
+		weights[o.Name()] = o.Weight
 	}
 
+	b := e.bind(plan.Ops, usedOperations(plan), sp.Sequence)
 	res := &PhaseResult{}
+	ps := &phaseSetup{engine: e, spec: sp, mix: plan.Mix, bound: b, weights: weights, phase: &p, result: res}
+	ex := construct(ps)
+
+	var jobs []*backgroundJob
+	for i := range sp.Background {
+		jobs = append(jobs, newBackgroundJob(&sp.Background[i], b))
+	}
+
 	cfg := driveConfig{
 		phase:      p,
 		ops:        b.names,
-		service:    sp.OpenLoop() || len(sp.Background) > 0,
+		units:      b,
+		service:    ps.service || len(jobs) > 0,
 		interval:   e.Interval,
 		abortAfter: e.AbortAfter,
 		obs:        e.observer(),
 
 		unreachable: e.Unreachable,
-	}
-
-	var (
-		jobs  []*backgroundJob
-		phase executor
-	)
-
-	switch sp.Model() {
-	case workload.ModelBlocks:
-		phase = e.blocksExecutor(sp, b, weights, res)
-	case workload.ModelRate, workload.ModelRampingRate:
-		var pacer schedule.Pacer = schedule.Constant{Rate: sp.Rate.PerSecond()}
-		if len(sp.Stages) > 0 {
-			pacer = stages
-		}
-
-		ol := &openLoop{pacer: pacer, slots: sp.MaxInFlight, backlog: sp.MaxBacklog}
-		res.Schedule = &ol.stats
-		m := newMix(b, plan.Mix, sp.Sequence, weights)
-		phase = func(ctx context.Context, pr *phaseRun) { e.openLoop(ctx, pr.issueCtx, pr, ol, m, b, 0) }
-
-		cfg.setup = func(pr *phaseRun) {
-			start := pr.measureFrom.Add(-p.Warmup)
-			pr.onTick = append(pr.onTick, func(_ metrics.Interval, now time.Time) {
-				rate := sp.Rate.PerSecond()
-				if len(sp.Stages) > 0 {
-					rate = stages.RateAt(planOffset(now.Sub(start), stages.Duration()))
-				}
-
-				res.Targets = append(res.Targets, Target{Elapsed: now.Sub(pr.measureFrom), Rate: rate})
-			})
-		}
-	default:
-		m := newMix(b, plan.Mix, sp.Sequence, weights)
-		n := sp.Concurrency
-
-		var g *gate
-		if len(sp.Stages) > 0 {
-			g = newGate(int(stages.Start()))
-			n = maxConcurrency(stages)
-		}
-
-		phase = func(ctx context.Context, pr *phaseRun) { e.closedLoop(ctx, pr, n, g, m, b) }
-
-		if g != nil {
-			cfg.setup = func(pr *phaseRun) {
-				pr.onTick = append(pr.onTick, func(_ metrics.Interval, now time.Time) {
-					// The plan at the tick's own time, not the gate's value
-					// when the hook runs, which may be later.
-					at := planOffset(now.Sub(pr.measureFrom), stages.Duration())
-					res.Targets = append(res.Targets, Target{Elapsed: now.Sub(pr.measureFrom), Concurrency: stages.ConcurrencyAt(at)})
-				})
-			}
-
-			inner := phase
-			phase = func(ctx context.Context, pr *phaseRun) {
-				stop := g.follow(pr.issueCtx, stages, pr.measureFrom)
-				defer stop()
-
-				inner(ctx, pr)
-			}
-		}
-	}
-
-	for i := range sp.Background {
-		jobs = append(jobs, newBackgroundJob(&sp.Background[i], b))
-	}
-
-	if len(jobs) > 0 {
-		setup := cfg.setup
-		cfg.setup = func(pr *phaseRun) {
-			if setup != nil {
-				setup(pr)
-			}
+		setup: func(pr *phaseRun) {
+			ex.Setup(pr)
 
 			for _, j := range jobs {
 				j.attach(pr)
 			}
-		}
-
-		inner := phase
-		phase = func(ctx context.Context, pr *phaseRun) {
-			bgCtx, stopJobs := context.WithCancel(pr.issueCtx)
-			done := make(chan struct{})
-
-			go func() {
-				defer close(done)
-
-				// Scopes of their own, numbered apart from the phase's
-				// workers, so their data does not repeat the foreground's.
-				workers(len(jobs), func(i int) { e.runBackground(bgCtx, pr, jobs[i], b, 10_000+1000*i) })
-			}()
-
-			inner(ctx, pr)
-			stopJobs()
-			<-done
-		}
+		},
 	}
 
-	out := drive(ctx, cfg, phase)
+	run := ex.Run
+	if len(jobs) > 0 {
+		run = e.withBackground(run, jobs, b)
+	}
+
+	out := drive(ctx, cfg, run)
 
 	out.Schedule, out.Targets, out.Blocks = res.Schedule, res.Targets, res.Blocks
 	typical := typicalService(out.Service)
@@ -326,6 +197,39 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 	return out
 }
 
+// usedOperations names the operations a phase runs: its weighted mix (only
+// when it has neither a sequence nor blocks, else its operations would show
+// as idle rows), its sequence, its blocks' steps and its background jobs.
+func usedOperations(plan PhasePlan) map[string]bool {
+	sp := plan.Spec
+	used := map[string]bool{}
+
+	use := func(names []string) {
+		for _, n := range names {
+			used[n] = true
+		}
+	}
+
+	if len(sp.Sequence) == 0 && sp.Blocks == nil {
+		use(plan.Mix)
+	}
+
+	use(sp.Sequence)
+
+	for _, b := range sp.Background {
+		used[b.Operation] = true
+	}
+
+	if sp.Blocks != nil {
+		for _, st := range sp.Blocks.Steps {
+			use(st.Operations)
+			use(st.Sequence)
+		}
+	}
+
+	return used
+}
+
 // typicalService is the largest of the operations' median service times
 // (nil: none), the yardstick against which a stall is told from a server
 // that is merely slow.
@@ -337,7 +241,9 @@ func typicalService(reg *metrics.Registry) time.Duration {
 	}
 
 	for _, o := range reg.Totals() {
-		if o.Count > 0 {
+		// Units are made of the operations: their medians are not one
+		// operation's service time.
+		if o.Count > 0 && o.Unit == "" {
 			d = max(d, time.Duration(o.Hist.ValueAtQuantile(50))*time.Microsecond)
 		}
 	}
@@ -380,128 +286,6 @@ func buildStages(sp *workload.Phase) schedule.Stages {
 	}
 
 	return schedule.NewStages(start, st...)
-}
-
-func maxConcurrency(s schedule.Stages) int {
-	n := s.Start()
-	for _, st := range s.Stages() {
-		n = max(n, st.Target)
-	}
-
-	return max(1, int(n))
-}
-
-// mix picks an iteration's operations: one by weight, or a sequence.
-type mix struct {
-	idx []int
-	cum []float64
-	seq bool
-
-	// untracked operations take no max_operations ticket: background jobs
-	// run beside the counted work.
-	untracked bool
-}
-
-func newMix(b *bound, names, sequence []string, weights map[string]float64) *mix {
-	if len(sequence) > 0 {
-		m := &mix{seq: true}
-		for _, n := range sequence {
-			m.idx = append(m.idx, b.index[n])
-		}
-
-		return m
-	}
-
-	m := &mix{}
-	total := 0.0
-
-	// Registry order, so that the mix does not depend on how names were
-	// listed.
-	for _, name := range b.names {
-		if !slices.Contains(names, name) {
-			continue
-		}
-
-		total += weights[name]
-		m.idx = append(m.idx, b.index[name])
-		m.cum = append(m.cum, total)
-	}
-
-	return m
-}
-
-// pick returns the operations of one iteration, appended to buf.
-func (m *mix) pick(s *datagen.Scope, buf []int) []int {
-	if m.seq {
-		return append(buf, m.idx...)
-	}
-
-	if len(m.idx) == 1 {
-		return append(buf, m.idx[0])
-	}
-
-	x := s.Float64() * m.cum[len(m.cum)-1]
-
-	i, _ := slices.BinarySearch(m.cum, x)
-	// BinarySearch finds the first cum >= x; x equal to a boundary belongs
-	// to the next operation.
-	for i < len(m.cum)-1 && m.cum[i] <= x {
-		i++
-	}
-
-	return append(buf, m.idx[i])
-}
-
-// iteration runs one iteration's operations. The first is due at intended;
-// the others of a sequence start when their predecessor returns. It returns
-// false when the worker must stop.
-func (pr *phaseRun) iteration(ctx context.Context, s *datagen.Scope, h handles, b *bound, m *mix, buf []int, intended time.Time) bool {
-	s.NextIteration()
-
-	for k, i := range m.pick(s, buf[:0]) {
-		// Closed-loop workers pass a zero intended time: the operation is
-		// intended when it starts, and one clock reading serves both.
-		start := time.Now()
-		if k > 0 || intended.IsZero() {
-			intended = start
-		}
-
-		if !m.untracked && !intended.Before(pr.measureFrom) && !pr.ticket() {
-			return false
-		}
-
-		opCtx := h.slot.begin(start, b.timeouts[i])
-		docs, err := b.funcs[i](opCtx, s)
-		err = h.slot.end(opCtx, err)
-		pr.record(ctx, h, i, intended, start, time.Now(), docs, err)
-
-		if ctx.Err() != nil {
-			return false
-		}
-	}
-
-	return true
-}
-
-// closedLoop runs n workers, each issuing its next iteration as soon as the
-// previous one returned. With a gate, worker w runs only while fewer than w+1
-// workers are wanted (ramping concurrency).
-func (e *Engine) closedLoop(ctx context.Context, pr *phaseRun, n int, g *gate, m *mix, b *bound) {
-	workers(n, func(w int) {
-		s := e.Env.NewScope(w)
-		h := pr.newHandles()
-		buf := make([]int, 0, len(m.idx))
-
-		for pr.issueCtx.Err() == nil {
-			if g != nil && !g.wait(pr.issueCtx, w) {
-				return
-			}
-
-			if !pr.iteration(ctx, s, h, b, m, buf, time.Time{}) {
-				return
-			}
-		}
-	})
 }
 
 // nopObserver ignores progress.

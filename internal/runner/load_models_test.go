@@ -21,7 +21,6 @@ import (
 
 	"github.com/mongobench/mongobench/internal/datagen"
 	"github.com/mongobench/mongobench/internal/metrics"
-	"github.com/mongobench/mongobench/internal/op"
 	"github.com/mongobench/mongobench/internal/schedule"
 	"github.com/mongobench/mongobench/internal/wiretest"
 	"github.com/mongobench/mongobench/internal/workload"
@@ -246,7 +245,7 @@ func TestOpenLoopStallVirtualTime(t *testing.T) {
 
 		e := &Engine{Env: env}
 		ol := &openLoop{pacer: schedule.Constant{Rate: rate}, slots: slots, backlog: workload.DefaultMaxBacklog}
-		m := &mix{idx: []int{0}, cum: []float64{1}}
+		m := &mix{nodes: []*node{{rec: 0, fn: get, timeout: time.Minute}}, cum: []float64{1}}
 		cfg := driveConfig{
 			phase:      Phase{Name: "run", Model: workload.ModelRate, Concurrency: slots, Duration: 4 * time.Second},
 			ops:        []string{"get"},
@@ -257,7 +256,7 @@ func TestOpenLoopStallVirtualTime(t *testing.T) {
 		}
 
 		res := drive(t.Context(), cfg, func(ctx context.Context, pr *phaseRun) {
-			e.openLoop(ctx, pr.issueCtx, pr, ol, m, &bound{funcs: []op.Func{get}, timeouts: []time.Duration{time.Minute}}, 0)
+			e.openLoop(ctx, pr.issueCtx, pr, ol, m, 0)
 		})
 		ol.stats.finish(slots, typicalService(res.Service))
 
@@ -1191,7 +1190,7 @@ func runPacedVirtual(t *testing.T, tickWork time.Duration) (*PhaseResult, Backgr
 		}
 	}
 
-	b := &bound{names: []string{"bulk"}, funcs: []op.Func{bulk}, timeouts: []time.Duration{time.Minute}, index: map[string]int{"bulk": 0}}
+	b := &bound{names: []string{"bulk"}, nodes: []*node{{rec: 0, fn: bulk, timeout: time.Minute}}, index: map[string]int{"bulk": 0}}
 	spec := &workload.Background{
 		Operation:   "bulk",
 		MaxInFlight: 16,

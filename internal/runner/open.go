@@ -175,7 +175,7 @@ func storeMax(a *atomic.Int64, v int64) {
 // and a slow server shows up as latency (counted from the due time) and as
 // late operations, not as a lower offered rate. Operations run with ctx;
 // scheduling stops when stop is done. worker numbers the scopes.
-func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop, m *mix, b *bound, worker int) {
+func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop, m *mix, worker int) {
 	queue := make(chan dispatch, ol.backlog)
 
 	var wg sync.WaitGroup
@@ -184,7 +184,6 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 		wg.Go(func() {
 			s := e.Env.NewScope(worker + w)
 			h := pr.newHandles()
-			buf := make([]int, 0, len(m.idx))
 			stopped := false
 
 			for d := range queue {
@@ -217,7 +216,7 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 					}
 				}
 
-				stopped = !pr.iteration(ctx, s, h, b, m, buf, due)
+				stopped = !pr.iteration(ctx, s, h, m, due)
 			}
 		})
 	}

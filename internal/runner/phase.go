@@ -7,7 +7,14 @@
 // operation when the previous one returned), possibly with a ramped number of
 // workers; open-loop (operations start on a schedule computed from the
 // phase's start, latency counted from the scheduled start); or growth blocks.
-// Background jobs run beside any of them at a fixed or latency-paced rate.
+// Each model is an Executor, registered by name in executor.go and written in
+// a file of its own; RunPhase finds the phase's through the registry and
+// wraps it in what every phase shares (drive). Background jobs run beside any
+// of them at a fixed or latency-paced rate.
+//
+// A worker's iteration is one operation of the mix, a composite operation, or
+// one pass of the phase's sequence; the last two are also measured as units
+// of their own beside their operations (units.go).
 package runner
 
 import (
@@ -236,8 +243,9 @@ func (pr *phaseRun) newHandles() handles {
 // from it, so a stall delays the schedule's operations and shows in their
 // latency instead of hiding behind a waiting client. Operations intended
 // during warm-up are dropped, and so are those cut off by the phase's own
-// stop, which are artefacts of stopping, not server behaviour.
-func (pr *phaseRun) record(ctx context.Context, h handles, op int, intended, start, end time.Time, docs int64, err error) {
+// stop, which are artefacts of stopping, not server behaviour. It returns
+// false only for those.
+func (pr *phaseRun) record(ctx context.Context, h handles, op int, intended, start, end time.Time, docs int64, err error) bool {
 	var kind string
 
 	if err == nil {
@@ -245,7 +253,7 @@ func (pr *phaseRun) record(ctx context.Context, h handles, op int, intended, sta
 	} else {
 		kind = errkind.Of(err)
 		if ctx.Err() != nil && (kind == errkind.Canceled || kind == errkind.Timeout) {
-			return
+			return false
 		}
 
 		pr.noteError(err)
@@ -256,7 +264,7 @@ func (pr *phaseRun) record(ctx context.Context, h handles, op int, intended, sta
 	}
 
 	if intended.Before(pr.measureFrom) {
-		return
+		return true
 	}
 
 	h.resp.Record(op, end.Sub(intended), docs, kind)
@@ -264,6 +272,8 @@ func (pr *phaseRun) record(ctx context.Context, h handles, op int, intended, sta
 	if h.svc != nil {
 		h.svc.Record(op, end.Sub(start), docs, kind)
 	}
+
+	return true
 }
 
 // noteError keeps the first failure. It is a function of its own so that
@@ -272,9 +282,9 @@ func (pr *phaseRun) noteError(err error) {
 	pr.firstErr.CompareAndSwap(nil, &err)
 }
 
-// executor runs a phase's workers and returns when they are all done: when
+// runFunc runs a phase's workers and returns when they are all done: when
 // ctx is done or the work is exhausted.
-type executor func(ctx context.Context, pr *phaseRun)
+type runFunc func(ctx context.Context, pr *phaseRun)
 
 // driveConfig is what drive needs besides the executor.
 type driveConfig struct {
@@ -292,12 +302,15 @@ type driveConfig struct {
 	// setup runs after the registries exist and before the executor
 	// starts; it may add onTick hooks.
 	setup func(pr *phaseRun)
+
+	// units describes the registries' measured units (nil: none).
+	units *bound
 }
 
 // drive runs a phase: starts the executor, ticks the registries every
 // interval from the end of warm-up (scheduled from that instant, so ticks
 // never drift), watches for a dead server, and collects the result.
-func drive(ctx context.Context, cfg driveConfig, exec executor) *PhaseResult {
+func drive(ctx context.Context, cfg driveConfig, exec runFunc) *PhaseResult {
 	p := cfg.phase
 	start := time.Now()
 	pr := &phaseRun{
@@ -335,6 +348,11 @@ func drive(ctx context.Context, cfg driveConfig, exec executor) *PhaseResult {
 	if cfg.service {
 		pr.svc = metrics.NewRegistry(cfg.ops)
 		pr.svc.Reset(pr.measureFrom)
+	}
+
+	if cfg.units != nil {
+		cfg.units.markUnits(pr.reg)
+		cfg.units.markUnits(pr.svc)
 	}
 
 	if cfg.setup != nil {

@@ -272,6 +272,8 @@ func (s *Spec) applyDefaults() {
 			o.Timeout = r.Timeout
 		}
 	}
+
+	s.applyStepDefaults()
 }
 
 func (s *Spec) node(path string) *yaml.Node { return s.nodes[path] }

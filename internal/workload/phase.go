@@ -17,6 +17,9 @@ const (
 	ModelBlocks             = "blocks"
 )
 
+// Models lists every load model Phase.Model can return.
+var Models = []string{ModelClosed, ModelRate, ModelRampingRate, ModelRampingConcurrency, ModelBlocks}
+
 // Defaults of phase fields.
 const (
 	DefaultMaxInFlight           = 64
@@ -415,6 +418,8 @@ func (v *validator) background(path string, p *Phase, b *Background, ops map[str
 	case slices.Contains(p.Operations, b.Operation) || slices.Contains(p.Sequence, b.Operation):
 		v.at(f("operation"), "operation %q is the phase's own; a background job runs beside them", b.Operation)
 	}
+
+	v.compositeRefs(f("operation"), b.Operation)
 
 	if (b.Rate > 0) == (b.Pacing != nil) {
 		v.at(path, "a background job needs either a fixed rate or pacing")

@@ -233,6 +233,12 @@ type Run struct {
 	// wins over trials.rounds, and --rounds wins over both (see
 	// Spec.TrialRounds).
 	Rounds int `yaml:"rounds" json:"rounds,omitempty"`
+
+	// CompareOn names the figure the workload's question is about:
+	// "iteration" (a sequence's whole iteration) or an operation's name
+	// (a composite's step as "composite/step"). Analysis and printing put
+	// it first.
+	CompareOn string `yaml:"compare_on" json:"compare_on,omitempty"`
 }
 
 // Phase is one stage of a run with its own operations and load model:
@@ -463,6 +469,12 @@ type Operation struct {
 
 	// Timeout bounds the operation (default: run.timeout).
 	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+
+	// Steps, when set, make the operation composite: one entry of a
+	// weighted mix (or of a sequence) that runs these operations in order
+	// as one iteration, so that they share iteration variables, and is
+	// measured as one unit beside each step (see composite.go).
+	Steps []Operation `yaml:"steps" json:"steps,omitempty"`
 }
 
 // WriteConcern is a write concern as MongoDB defines it.

@@ -37,21 +37,28 @@ func (v *validator) documents() {
 	}
 
 	for i := range v.s.Operations {
-		o := &v.s.Operations[i]
-		p := yamlpos.Index("operations", i)
+		v.operationDocuments(yamlpos.Index("operations", i), &v.s.Operations[i])
+	}
+}
 
-		for _, name := range documentFields {
-			n := yamlpos.Resolve(operationTemplate(o, name).Node())
-			if name == "document" || (n != nil && n.Kind == yaml.MappingNode) {
-				v.document(yamlpos.Field(p, name), n, 0)
-			}
+// operationDocuments checks the document positions of one operation and of
+// its steps when it is composite.
+func (v *validator) operationDocuments(p string, o *Operation) {
+	for _, name := range documentFields {
+		n := yamlpos.Resolve(operationTemplate(o, name).Node())
+		if name == "document" || (n != nil && n.Kind == yaml.MappingNode) {
+			v.document(yamlpos.Field(p, name), n, 0)
 		}
+	}
 
-		v.pipelineDocuments(yamlpos.Field(p, "pipeline"), o.Pipeline.Node())
+	v.pipelineDocuments(yamlpos.Field(p, "pipeline"), o.Pipeline.Node())
 
-		if u := yamlpos.Resolve(o.Update.Node()); u != nil && u.Kind == yaml.SequenceNode {
-			v.pipelineDocuments(yamlpos.Field(p, "update"), u)
-		}
+	if u := yamlpos.Resolve(o.Update.Node()); u != nil && u.Kind == yaml.SequenceNode {
+		v.pipelineDocuments(yamlpos.Field(p, "update"), u)
+	}
+
+	for j := range o.Steps {
+		v.operationDocuments(yamlpos.Index(yamlpos.Field(p, "steps"), j), &o.Steps[j])
 	}
 }
 

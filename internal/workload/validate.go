@@ -135,6 +135,7 @@ func (s *Spec) Validate() []error {
 	v.sequenceWeights()
 	v.budget()
 	v.comparison()
+	v.compareOn()
 	v.documents()
 	v.zeroRates()
 
@@ -278,12 +279,19 @@ func (v *validator) operation(p string, o *Operation, collections map[string]*Co
 		v.at(yamlpos.Field(p, "name"), "%q: use letters, digits, '_', '.' and '-' only", o.Name)
 	case names[o.Name]:
 		v.at(yamlpos.Field(p, "name"), "operation %q is defined twice", o.Name)
+	case o.Name == IterationUnit:
+		v.at(yamlpos.Field(p, "name"), "%q is reserved for a sequence's whole iteration", o.Name)
 	default:
 		names[o.Name] = true
 	}
 
 	if o.Weight != nil && *o.Weight <= 0 {
 		v.at(yamlpos.Field(p, "weight"), "must be > 0")
+	}
+
+	if v.set(yamlpos.Field(p, "steps")) {
+		v.composite(p, o, collections)
+		return
 	}
 
 	if v.set(yamlpos.Field(p, "timeout")) && o.Timeout <= 0 {

@@ -186,9 +186,15 @@ func named(seq *yaml.Node) bool {
 	return len(seq.Content) > 0
 }
 
+// opOf returns the kind of the operation n: its op, "steps" for a
+// composite operation, or "" when n says neither.
 func opOf(n *yaml.Node) string {
 	if v := lookup(n, "op"); v != nil {
 		return v.Value
+	}
+
+	if lookup(n, "steps") != nil {
+		return "steps"
 	}
 
 	return ""
