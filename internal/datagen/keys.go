@@ -161,6 +161,18 @@ func newZipfian(e *Env, theta float64) *zipfian {
 	return z
 }
 
+// prepare computes the normalizing sum of a fixed range now, when the
+// template is compiled, rather than in the first draws of the run.
+func (z *zipfian) prepare(r keyRange) *zipfian {
+	if r.live == nil {
+		if _, n := r.bounds(); n > 1 {
+			z.extend(new(zipfLocal), n)
+		}
+	}
+
+	return z
+}
+
 // zipfLocal is a worker's cached zeta and the constant derived from it.
 type zipfLocal struct {
 	zetaState
@@ -196,31 +208,62 @@ func (z *zipfian) rank(s *Scope, n uint64) uint64 {
 	return r
 }
 
-// extend brings the worker's zeta to n, starting from the shared one when
-// that is closer.
+// extend brings the worker's zeta to n. It starts from the shared one
+// when that is closer, and works under the lock, so that when every worker
+// needs a large sum at once (the first draws after a load) one computes it
+// and the others take it.
 func (z *zipfian) extend(l *zipfLocal, n uint64) {
-	if l.n > n {
-		l.zetaState = zetaState{}
-	}
-
-	if sh := z.shared.Load(); sh != nil && sh.n <= n && sh.n > l.n {
+	if sh := z.shared.Load(); sh != nil && sh.n == n {
 		l.zetaState = *sh
-	}
-
-	for i := l.n + 1; i <= n; i++ {
-		l.zeta += math.Pow(float64(i), -z.theta)
-	}
-
-	l.n = n
-	l.eta = (1 - math.Pow(2/float64(n), 1-z.theta)) / (1 - z.zeta2/l.zeta)
-
-	if sh := z.shared.Load(); sh == nil || sh.n < n {
+	} else {
 		z.mu.Lock()
+
+		if l.n > n {
+			l.zetaState = zetaState{}
+		}
+
+		if sh := z.shared.Load(); sh != nil && sh.n <= n && sh.n > l.n {
+			l.zetaState = *sh
+		}
+
+		l.zeta = zetaSum(l.zeta, l.n, n, z.theta)
+		l.n = n
+
 		if sh := z.shared.Load(); sh == nil || sh.n < n {
 			z.shared.Store(&zetaState{n: n, zeta: l.zeta})
 		}
+
 		z.mu.Unlock()
 	}
+
+	l.eta = (1 - math.Pow(2/float64(n), 1-z.theta)) / (1 - z.zeta2/l.zeta)
+}
+
+// exactZeta is how far zetaSum adds terms one by one: beyond, it adds the
+// rest by the Euler-Maclaurin formula, whose first omitted term is below
+// 1e-19 there, so that a range of billions of keys costs no more than one
+// of a million.
+const exactZeta = 1 << 20
+
+// zetaSum returns zeta + the sum of i^-theta for i in from+1..to.
+func zetaSum(zeta float64, from, to uint64, theta float64) float64 {
+	i := from + 1
+	for ; i <= to && i <= exactZeta; i++ {
+		zeta += math.Pow(float64(i), -theta)
+	}
+
+	if i > to {
+		return zeta
+	}
+
+	// The sum of f(k) for k in m+1..to, with f(x) = x^-theta and m = i-1:
+	// the integral of f from m to to, plus (f(to) - f(m))/2, plus
+	// (f'(to) - f'(m))/12.
+	m, t := float64(i-1), float64(to)
+	f := func(x float64) float64 { return math.Pow(x, -theta) }
+	df := func(x float64) float64 { return -theta * math.Pow(x, -theta-1) }
+
+	return zeta + (math.Pow(t, 1-theta)-math.Pow(m, 1-theta))/(1-theta) + (f(t)-f(m))/2 + (df(t)-df(m))/12
 }
 
 // theta reads and checks the skew argument.
@@ -263,7 +306,7 @@ func compileZipfian(k *call) *compiled {
 		return nil
 	}
 
-	return &compiled{gen: &zipfianGen{keyRange: r, z: newZipfian(k.c.env, theta), scrambled: scrambled}, elems: 1}
+	return &compiled{gen: &zipfianGen{keyRange: r, z: newZipfian(k.c.env, theta).prepare(r), scrambled: scrambled}, elems: 1}
 }
 
 func (g *zipfianGen) value(s *Scope) any {
@@ -307,7 +350,7 @@ func compileLatest(k *call) *compiled {
 		return nil
 	}
 
-	return &compiled{gen: &latestGen{keyRange: r, z: newZipfian(k.c.env, theta)}, elems: 1}
+	return &compiled{gen: &latestGen{keyRange: r, z: newZipfian(k.c.env, theta).prepare(r)}, elems: 1}
 }
 
 func (g *latestGen) value(s *Scope) any {

@@ -538,3 +538,28 @@ func BenchmarkKeyDraw(b *testing.B) {
 		})
 	}
 }
+
+// TestZetaSumTail checks the Euler-Maclaurin tail of zetaSum against the
+// sum term by term, past the point where it takes over.
+func TestZetaSumTail(t *testing.T) {
+	t.Parallel()
+
+	for _, theta := range []float64{0.5, 0.99, 1.5} {
+		const n = exactZeta + 3_000_000
+
+		exact := 0.0
+		for i := 1; i <= n; i++ {
+			exact += math.Pow(float64(i), -theta)
+		}
+
+		got := zetaSum(0, 0, n, theta)
+		if rel := math.Abs(got-exact) / exact; rel > 1e-12 {
+			t.Errorf("theta %g: zeta(%d) = %.15g, term by term %.15g (relative error %.2g)", theta, n, got, exact, rel)
+		}
+
+		// Extending a sum computed in part gives the same.
+		if part := zetaSum(zetaSum(0, 0, 1000, theta), 1000, n, theta); math.Abs(part-got)/got > 1e-12 {
+			t.Errorf("theta %g: extended sum %.15g, whole %.15g", theta, part, got)
+		}
+	}
+}
