@@ -145,3 +145,25 @@ func TestWeightInSequenceRejected(t *testing.T) {
 		t.Errorf("errors %v, want the weight of a sequence-only operation rejected", errs)
 	}
 }
+
+func TestParamsInVariants(t *testing.T) {
+	t.Parallel()
+
+	src := paramBase + "variants:\n  - name: v\n    run: {concurrency: 2}\n"
+
+	s, errs := ParseWith("w.yaml", []byte(src), []string{"recordcount=9"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+
+	specs, errs := s.VariantSpecs()
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+
+	for _, v := range specs {
+		if v.Load[0].Documents != 9 || len(v.Params) != 4 || v.Params[0].Value != "9" {
+			t.Errorf("variant %q: documents %d, params %+v; want the --set value 9 in both", v.Variant, v.Load[0].Documents, v.Params)
+		}
+	}
+}
