@@ -241,7 +241,7 @@ func (ps *params) override(set []string) {
 				s, ps.file, name, strings.Join(sortedKeys(ps.byName), ", ")))
 		default:
 			if err := p.check(value); err != nil {
-				ps.errs = append(ps.errs, fmt.Errorf("--set %s: %w (parameter %s is a %s)", s, err, name, p.Type))
+				ps.errs = append(ps.errs, fmt.Errorf("--set %s: %w (parameter %s has type %s)", s, err, name, p.Type))
 				continue
 			}
 

@@ -83,7 +83,7 @@ func TestParamsErrors(t *testing.T) {
 		set  []string
 		want string
 	}{
-		{"wrong type", paramBase, []string{"recordcount=ten"}, `--set recordcount=ten: "ten" is not a valid int (parameter recordcount is a int)`},
+		{"wrong type", paramBase, []string{"recordcount=ten"}, `--set recordcount=ten: "ten" is not a valid int (parameter recordcount has type int)`},
 		{"not in values", paramBase, []string{"dist=latest"}, `"latest" is not one of uniform, zipfian`},
 		{"undeclared set", paramBase, []string{"fieldcount=3"}, `w.yaml declares no parameter "fieldcount" (declared: dist, length, ratio, recordcount)`},
 		{"no equals", paramBase, []string{"recordcount"}, "--set recordcount: give name=value"},
