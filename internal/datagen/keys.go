@@ -29,11 +29,19 @@ const DefaultTheta = 0.99
 type keyRange struct {
 	lo, hi int64         // hi is used when live is nil
 	live   *atomic.Int64 // a named counter: hi is its value minus one
+	from   *named        // the counter whose start is lo, when min is not given
 }
 
 // bounds returns the low end and the number of keys, at least 1 (a live
 // range over an empty counter yields its low end).
 func (r *keyRange) bounds() (lo int64, n uint64) {
+	if r.from != nil {
+		r := *r
+		r.lo, r.from = r.from.start, nil
+
+		return r.bounds()
+	}
+
 	hi := r.hi
 	if r.live != nil {
 		hi = r.live.Load() - 1
@@ -73,6 +81,11 @@ func (k *call) keyRangeArgs() keyRange {
 		nc := k.c.env.namedCounter(name.Value)
 		if nc.ref == nil {
 			nc.ref, nc.refPath = name, k.path
+		}
+
+		if k.args["min"] == nil {
+			// The counter's start, known once every template is compiled.
+			return keyRange{live: nc.ctr, from: nc}
 		}
 
 		return keyRange{lo: lo, live: nc.ctr}

@@ -432,6 +432,28 @@ func TestLiveKeySpace(t *testing.T) {
 	}
 }
 
+// TestLiveRangeStartsAtCounterStart checks that a live range without min
+// starts at its counter's start, even when the ^seq giving the start is
+// compiled after the distribution.
+func TestLiveRangeStartsAtCounterStart(t *testing.T) {
+	t.Parallel()
+
+	e := newEnv(t, 1, "")
+	draw := compileYAML(t, e, "{^uniform: {counter: k}}")
+	seq := compileYAML(t, e, "{^seq: {counter: k, start: 500}}")
+	s := e.NewScope(0)
+
+	for range 10 {
+		seq.Value(s)
+	}
+
+	for range 1000 {
+		if v := draw.Value(s).(int64); v < 500 || v > 509 {
+			t.Fatalf("drew %d, want a key in [500, 509]", v)
+		}
+	}
+}
+
 func TestResetKeySpaces(t *testing.T) {
 	t.Parallel()
 
