@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -95,5 +98,73 @@ func TestRunParamFlagErrors(t *testing.T) {
 				t.Errorf("a server was started for bad input:\n%s", stderr)
 			}
 		})
+	}
+}
+
+// TestGeneratedArguments checks that a find's limit, skip, sort direction
+// and projection can be generated per call: the server sees every value.
+func TestGeneratedArguments(t *testing.T) {
+	t.Parallel()
+
+	var (
+		mu   sync.Mutex
+		seen = map[string]map[string]bool{"limit": {}, "skip": {}, "sort": {}, "projection": {}}
+	)
+
+	srv, err := wiretest.Start(wiretest.Config{Record: func(c *wiretest.Command) {
+		if c.Name != "find" {
+			return
+		}
+
+		mu.Lock()
+		defer mu.Unlock()
+
+		seen["limit"][c.Body.Lookup("limit").String()] = true
+		seen["skip"][c.Body.Lookup("skip").String()] = true
+		seen["sort"][c.Body.Lookup("sort", "a").String()] = true
+
+		if keys, err := c.Body.Lookup("projection").Document().Elements(); err == nil && len(keys) == 1 {
+			seen["projection"][keys[0].Key()] = true
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(func() { _ = srv.Close() })
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "genargs.yaml")
+
+	if err := os.WriteFile(path, []byte(`name: genargs
+database: mongobench_genargs
+collections: [{name: c}]
+run: {max_operations: 400}
+operations:
+  - name: q
+    op: find
+    collection: c
+    sort: {a: {^choice: {values: [1, -1]}}}
+    projection: {^choice: {values: [{a: 1}, {b: 1}]}}
+    limit: {^int: {min: 1, max: 5}}
+    skip: {^int: {min: 0, max: 3}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, stderr := runMain(t, "run", path, "--uri", srv.URI(), "--out", filepath.Join(dir, "r.json"), "--quiet",
+		"--no-explain", "--server-stats-interval", "0")
+	if code != 0 {
+		t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+
+	want := map[string]int{"limit": 5, "skip": 4, "sort": 2, "projection": 2} // skip 0 is not sent: one value is "absent"
+	for field, n := range want {
+		if len(seen[field]) != n {
+			t.Errorf("%s: the server saw %d distinct values %v, want %d", field, len(seen[field]), seen[field], n)
+		}
 	}
 }
