@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/mongobench/mongobench/internal/explain"
+	"github.com/mongobench/mongobench/internal/op"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/serverstats"
@@ -108,13 +109,32 @@ func explainOperations(ctx context.Context, db *mongo.Database, w *compiled) []r
 
 	var out []result.Explain
 
+	type named struct {
+		name string
+		op   *op.Operation
+	}
+
+	var all []named
+
 	for _, o := range w.ops {
+		all = append(all, named{o.Name(), o})
+
+		// A composite's steps are explained under the names their
+		// figures have.
+		for _, st := range o.Steps {
+			all = append(all, named{workload.StepName(o.Name(), st.Name()), st})
+		}
+	}
+
+	for _, n := range all {
+		o := n.op
+
 		cmd, ok := o.ExplainCommand(s)
 		if !ok {
 			continue
 		}
 
-		e := explain.Run(ctx, db, o.Name(), o.Spec.Collection, cmd)
+		e := explain.Run(ctx, db, n.name, o.Spec.Collection, cmd)
 		if e.Command == "" {
 			if b, err := bson.MarshalExtJSON(cmd, false, false); err == nil {
 				e.Command = string(b)

@@ -252,6 +252,10 @@ func phase(res *result.Result, name string) *result.Phase {
 // totals sums successful and failed operations of a list.
 func totals(ops []result.Operation) (ok, failed int64) {
 	for _, o := range ops {
+		if o.Unit != "" {
+			continue // a unit is made of the operations counted here
+		}
+
 		ok += o.Count
 
 		for _, n := range o.Errors {

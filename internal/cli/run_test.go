@@ -212,11 +212,18 @@ func TestRunSequenceVars(t *testing.T) {
 		names = append(names, o.Name)
 	}
 
-	if want := []string{"insert", "find-by-var"}; !slices.Equal(names, want) {
-		t.Fatalf("operations %q, want %q", names, want)
+	if want := []string{"insert", "find-by-var", "iteration"}; !slices.Equal(names, want) {
+		t.Fatalf("operations %q, want %q (the sequence's whole iteration last)", names, want)
 	}
 
-	ins, find := res.Operations[0], res.Operations[1]
+	ins, find, it := res.Operations[0], res.Operations[1], res.Operations[2]
+
+	// The iteration is measured as a unit of its own, once per pass.
+	if it.Unit != result.UnitIteration || !slices.Equal(it.Steps, []string{"insert", "find-by-var"}) ||
+		it.Count == 0 || it.Count > ins.Count || it.Count > find.Count {
+		t.Errorf("iteration %s %v count %d, want a unit of both with at most their counts %d, %d",
+			it.Unit, it.Steps, it.Count, ins.Count, find.Count)
+	}
 
 	if ins.Count == 0 || find.Count == 0 {
 		t.Fatalf("insert count %d, find count %d; want both > 0", ins.Count, find.Count)

@@ -9,6 +9,7 @@ import (
 	"github.com/mongobench/mongobench/internal/datagen"
 	"github.com/mongobench/mongobench/internal/op"
 	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/runner"
 	"github.com/mongobench/mongobench/internal/workload"
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
@@ -98,6 +99,14 @@ func compileSpec(spec *workload.Spec) (*compiled, []error) {
 	loads, errs := op.CompileLoad(spec, env)
 	if len(errs) > 0 {
 		return nil, errs
+	}
+
+	// Every phase's load model needs an executor in the engine.
+	phases, paths := spec.PhaseList()
+	for i, p := range phases {
+		if err := runner.CheckModel(p.Model()); err != nil {
+			return nil, []error{fmt.Errorf("%s: %s: %w", spec.File(), paths[i], err)}
+		}
 	}
 
 	return &compiled{spec: spec, env: env, ops: ops, loads: loads}, nil

@@ -58,11 +58,11 @@ func (c *checker) checkUnits(where string, p *Phase) {
 		var stepFailures int64
 		for _, name := range u.Steps {
 			st := byName[name]
-			switch {
-			case st == nil:
+			switch st {
+			case nil:
 				c.addf("%s: step %q is not an operation of the phase", opWhere, name)
 				return
-			case st == u:
+			case u:
 				c.addf("%s: the unit lists itself as a step", opWhere)
 				return
 			}

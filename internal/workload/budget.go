@@ -142,11 +142,17 @@ func (v *validator) recorders(p *Phase) (ops, workers, registries int) {
 		workers += max(b.MaxInFlight, 0)
 	}
 
+	// A composite records itself and each step; a sequence's whole
+	// iteration is one more.
 	declared := 0
 	for _, o := range v.s.Operations {
 		if used[o.Name] {
-			declared++
+			declared += 1 + len(o.Steps)
 		}
+	}
+
+	if len(p.Sequence) > 0 {
+		declared++
 	}
 
 	return declared, workers, registries
