@@ -101,14 +101,15 @@ func TestRunParamFlagErrors(t *testing.T) {
 	}
 }
 
-// TestGeneratedArguments checks that a find's limit, skip, sort direction
-// and projection can be generated per call: the server sees every value.
+// TestGeneratedArguments checks that a find's limit, skip, cursor batch
+// size, sort direction and projection can be generated per call: the
+// server sees every value.
 func TestGeneratedArguments(t *testing.T) {
 	t.Parallel()
 
 	var (
 		mu   sync.Mutex
-		seen = map[string]map[string]bool{"limit": {}, "skip": {}, "sort": {}, "projection": {}}
+		seen = map[string]map[string]bool{"limit": {}, "skip": {}, "sort": {}, "projection": {}, "batchSize": {}}
 	)
 
 	srv, err := wiretest.Start(wiretest.Config{Record: func(c *wiretest.Command) {
@@ -122,6 +123,7 @@ func TestGeneratedArguments(t *testing.T) {
 		seen["limit"][c.Body.Lookup("limit").String()] = true
 		seen["skip"][c.Body.Lookup("skip").String()] = true
 		seen["sort"][c.Body.Lookup("sort", "a").String()] = true
+		seen["batchSize"][c.Body.Lookup("batchSize").String()] = true
 
 		if keys, err := c.Body.Lookup("projection").Document().Elements(); err == nil && len(keys) == 1 {
 			seen["projection"][keys[0].Key()] = true
@@ -148,6 +150,7 @@ operations:
     projection: {^choice: {values: [{a: 1}, {b: 1}]}}
     limit: {^int: {min: 1, max: 5}}
     skip: {^int: {min: 0, max: 3}}
+    batch_size: {^int: {min: 1, max: 3}}
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +164,7 @@ operations:
 	mu.Lock()
 	defer mu.Unlock()
 
-	want := map[string]int{"limit": 5, "skip": 4, "sort": 2, "projection": 2} // skip 0 is not sent: one value is "absent"
+	want := map[string]int{"limit": 5, "skip": 4, "sort": 2, "projection": 2, "batchSize": 3} // skip 0 is not sent: one value is "absent"
 	for field, n := range want {
 		if len(seen[field]) != n {
 			t.Errorf("%s: the server saw %d distinct values %v, want %d", field, len(seen[field]), seen[field], n)

@@ -68,7 +68,7 @@ func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
 		}
 
 	case workload.KindInsertMany:
-		n := so.BatchSize
+		n := int(so.BatchSize.N) // validated to be a constant in [1, 100000]
 		opts := options.InsertMany()
 		if so.Ordered != nil {
 			opts.SetOrdered(*so.Ordered)
@@ -139,8 +139,8 @@ func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
 				opts.SetSkip(n)
 			}
 
-			if so.BatchSize > 0 {
-				opts.SetBatchSize(int32(so.BatchSize)) //nolint:gosec // validated to be <= 100000
+			if n := o.batchSizeOf(s); n > 0 {
+				opts.SetBatchSize(int32(n)) //nolint:gosec // validated to be <= 100000
 			}
 
 			cur, err := coll.Find(ctx, o.filterValue(s), opts)
@@ -170,8 +170,8 @@ func (o *Operation) body(db *mongo.Database, coll *mongo.Collection) Func {
 	case workload.KindAggregate:
 		return func(ctx context.Context, s *datagen.Scope) (int64, error) {
 			opts := options.Aggregate()
-			if so.BatchSize > 0 {
-				opts.SetBatchSize(int32(so.BatchSize)) //nolint:gosec // validated to be <= 100000
+			if n := o.batchSizeOf(s); n > 0 {
+				opts.SetBatchSize(int32(n)) //nolint:gosec // validated to be <= 100000
 			}
 
 			cur, err := coll.Aggregate(ctx, o.pipeline.Value(s), opts)

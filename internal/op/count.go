@@ -1,6 +1,8 @@
 package op
 
 import (
+	"math"
+
 	"github.com/mongobench/mongobench/internal/datagen"
 	"github.com/mongobench/mongobench/internal/workload"
 	"github.com/mongobench/mongobench/internal/yamlpos"
@@ -14,12 +16,14 @@ func (o *Operation) compileCounts(env *datagen.Env, p string) []error {
 	var errs []error
 
 	for _, c := range []struct {
-		dst   **datagen.Template
-		count workload.Count
-		field string
+		dst    **datagen.Template
+		count  workload.Count
+		field  string
+		lo, hi int64
 	}{
-		{&o.limit, o.Spec.Limit, "limit"},
-		{&o.skip, o.Spec.Skip, "skip"},
+		{&o.limit, o.Spec.Limit, "limit", 0, math.MaxInt64},
+		{&o.skip, o.Spec.Skip, "skip", 0, math.MaxInt64},
+		{&o.batchSize, o.Spec.BatchSize, "batch_size", 1, workload.MaxBatchSize},
 	} {
 		if c.count.Gen == nil {
 			continue
@@ -34,9 +38,9 @@ func (o *Operation) compileCounts(env *datagen.Env, p string) []error {
 			continue
 		}
 
-		if lo, _, ok := t.IntRange(); !ok || lo < 0 {
+		if lo, hi, ok := t.IntRange(); !ok || lo < c.lo || hi > c.hi {
 			errs = append(errs, yamlpos.At(c.count.Gen.Node(), path,
-				"must generate integers >= 0 of a known range, such as {^int: {min: 1, max: 100}}"))
+				"must generate integers in [%d, %d] of a known range, such as {^int: {min: 1, max: 100}}", c.lo, c.hi))
 
 			continue
 		}
@@ -61,6 +65,11 @@ func countOf(s *datagen.Scope, gen *datagen.Template, c workload.Count) int64 {
 
 // limitOf is the call's limit (0: none).
 func (o *Operation) limitOf(s *datagen.Scope) int64 { return countOf(s, o.limit, o.Spec.Limit) }
+
+// batchSizeOf is the call's cursor batch size (0: the server's default).
+func (o *Operation) batchSizeOf(s *datagen.Scope) int64 {
+	return countOf(s, o.batchSize, o.Spec.BatchSize)
+}
 
 // skipOf is the call's skip (0: none).
 func (o *Operation) skipOf(s *datagen.Scope) int64 { return countOf(s, o.skip, o.Spec.Skip) }

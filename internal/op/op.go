@@ -35,8 +35,9 @@ type Operation struct {
 
 	document, filter, projection, sort, pipeline, update, replacement, command *datagen.Template
 
-	// limit and skip are the generators of a generated limit or skip.
-	limit, skip *datagen.Template
+	// limit, skip and batchSize are the generators of a generated limit,
+	// skip or cursor batch size.
+	limit, skip, batchSize *datagen.Template
 
 	indexes []mongo.IndexModel
 
@@ -125,7 +126,7 @@ func compileOperation(spec *workload.Spec, env *datagen.Env, so *workload.Operat
 	}
 
 	if so.Op == workload.KindInsertMany {
-		if err := checkBatch(spec, p, so.BatchSize, o.document); err != nil {
+		if err := checkBatch(spec, p, int(so.BatchSize.N), o.document); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -52,3 +52,6 @@ func (c Count) MarshalJSON() ([]byte, error) {
 
 // IsZero lets omitempty leave an unset count out of the results.
 func (c Count) IsZero() bool { return !c.Set() }
+
+// MaxBatchSize is the largest batch_size, constant or generated.
+const MaxBatchSize = maxBatchSize

@@ -167,3 +167,14 @@ func TestParamsInVariants(t *testing.T) {
 		}
 	}
 }
+
+func TestGeneratedBatchSizeOfInsertManyRefused(t *testing.T) {
+	t.Parallel()
+
+	src := strings.Replace(base, "    op: insertOne\n", "    op: insertMany\n    batch_size: {^int: {min: 1, max: 9}}\n", 1)
+
+	_, errs := Parse("w.yaml", []byte(src))
+	if len(errs) == 0 || !strings.Contains(errs[0].Error(), "operations[0].batch_size: must be a constant for insertMany") {
+		t.Errorf("errors %v, want a generated insertMany batch_size refused", errs)
+	}
+}

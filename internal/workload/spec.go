@@ -411,9 +411,10 @@ type Operation struct {
 	// Document is the template inserted by insertOne and insertMany.
 	Document *Template `yaml:"document" json:"document,omitempty"`
 
-	// BatchSize is the number of documents of an insertMany, or the
-	// cursor batch size of a find.
-	BatchSize int `yaml:"batch_size" json:"batch_size,omitempty"`
+	// BatchSize is the number of documents of an insertMany (a
+	// constant), or the cursor batch size of a find or aggregate (a
+	// constant or a generator drawn for every call).
+	BatchSize Count `yaml:"batch_size" json:"batch_size,omitzero"`
 
 	// Ordered makes insertMany stop at the first error (default true).
 	Ordered *bool `yaml:"ordered" json:"ordered,omitempty"`

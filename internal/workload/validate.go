@@ -340,7 +340,10 @@ func (v *validator) operationValues(p string, o *Operation, collections map[stri
 		v.at(yamlpos.Field(p, "skip"), "must be >= 0")
 	}
 
-	if v.set(yamlpos.Field(p, "batch_size")) && (o.BatchSize <= 0 || o.BatchSize > maxBatchSize) {
+	switch {
+	case o.BatchSize.Gen != nil && o.Op == KindInsertMany:
+		v.at(yamlpos.Field(p, "batch_size"), "must be a constant for insertMany: it bounds the memory of the batch each worker builds")
+	case o.BatchSize.Gen == nil && v.set(yamlpos.Field(p, "batch_size")) && (o.BatchSize.N <= 0 || o.BatchSize.N > maxBatchSize):
 		v.at(yamlpos.Field(p, "batch_size"), "must be between 1 and %d", maxBatchSize)
 	}
 
