@@ -358,6 +358,8 @@ func TestGOFRejectsWrongDistributions(t *testing.T) {
 			t.Parallel()
 
 			stat, df := chiSquare(gofCounts(t, tc.src, 0, gofKeys), theory[tc.theory]())
+			t.Logf("%s against %s: chi-square %.1f, bound %.1f", tc.src, tc.theory, stat, chiSquareBound(df))
+
 			if bound := chiSquareBound(df); stat <= bound {
 				t.Errorf("%s passed as %s: chi-square %.1f <= %.1f", tc.src, tc.theory, stat, bound)
 			}
