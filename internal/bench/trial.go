@@ -54,6 +54,7 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 	w *Compiled, opts trialOptions,
 ) (*result.Result, *runner.PhaseResult, error) {
 	spec := w.Spec
+	w.Env.ResetKeySpaces() // the database is reset: so are the live key ranges
 	db := tgt.client.Database(spec.Database)
 
 	own, err := prepareDatabase(ctx, tgt.client, spec, r.opts.AllowExisting)

@@ -34,6 +34,8 @@ type runFlags struct {
 	markdown      string
 	mongodBinary  string
 	rounds        int
+	set           []string // --set name=value, workload parameters
+	maxOps        int64    // --max-operations
 
 	// serverSelection is --server-selection-timeout, or the workload's
 	// run.server_selection_timeout when the flag is not given.
@@ -92,6 +94,10 @@ verdict and 95% confidence interval.`,
 				return err
 			}
 
+			if cmd.Flags().Changed("max-operations") && f.maxOps < 1 {
+				return badInput("--max-operations must be > 0")
+			}
+
 			if cmd.Flags().Changed("rounds") && (f.rounds < 1 || f.rounds > 1000) {
 				return badInput("--rounds must be between 1 and 1000")
 			}
@@ -131,6 +137,8 @@ verdict and 95% confidence interval.`,
 			"(default: the workload's run.server_selection_timeout, 5s; a serverSelectionTimeoutMS in --uri wins)")
 	fl.IntVar(&f.rounds, "rounds", 0,
 		"interleaved trial rounds of a comparison, overriding run.rounds and trials.rounds (default 6, the least for a 95% CI)")
+	fl.StringArrayVar(&f.set, "set", nil, "set a parameter declared in the workload's params block, repeatable: name=value (checked against its type)")
+	fl.Int64Var(&f.maxOps, "max-operations", 0, "stop each phase after this many operations, overriding run.max_operations")
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
 
@@ -142,7 +150,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
-	w, errs := readWorkload(ctx, path, seed)
+	w, errs := readWorkload(ctx, path, seed, f.set...)
 	if ctx.Err() != nil {
 		return failed("interrupted while reading %s", path)
 	}
@@ -153,6 +161,12 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		}
 
 		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
+	}
+
+	if f.maxOps > 0 {
+		if err := w.Spec.SetMaxOperations(f.maxOps); err != nil {
+			return badInput("%v", err)
+		}
 	}
 
 	variants, err := compileVariants(path, w, f)
@@ -284,6 +298,10 @@ func writeRunReport(st *State, f *runFlags, out string, res *result.Result) erro
 // timed by a duration (a trial duration first, the flag over it).
 func applyOverrides(spec *workload.Spec, f *runFlags) {
 	phases, _ := spec.PhaseList()
+
+	if f.maxOps > 0 {
+		_ = spec.SetMaxOperations(f.maxOps) // checked on the base spec by runWorkload
+	}
 
 	if f.concurrency > 0 {
 		spec.Run.Concurrency = f.concurrency

@@ -59,9 +59,9 @@ func loadWorkload(path string, seed *int64) (*bench.Compiled, []error) {
 }
 
 // readWorkload is loadWorkload under a context, which an interrupt cancels:
-// reading a named pipe then stops at once.
-func readWorkload(ctx context.Context, path string, seed *int64) (*bench.Compiled, []error) {
-	spec, errs := workload.Read(ctx, path)
+// reading a named pipe then stops at once. set are --set parameter values.
+func readWorkload(ctx context.Context, path string, seed *int64, set ...string) (*bench.Compiled, []error) {
+	spec, errs := workload.ReadWith(ctx, path, set)
 	if len(errs) > 0 {
 		return nil, errs
 	}

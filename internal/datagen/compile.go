@@ -39,6 +39,11 @@ func (t *Template) Value(s *Scope) any { return t.c.gen.value(s) }
 // insertMany batch) bound their memory with it.
 func (t *Template) MaxValues() float64 { return t.c.elems }
 
+// IntRange returns the range of the integers the template yields, when it
+// yields only integers of a range known at compile time (^int, ^zipfian
+// over a fixed range, a constant, ...).
+func (t *Template) IntRange() (lo, hi int64, ok bool) { return intRange(t.c.gen) }
+
 // Compile compiles one template node (may be any YAML node kind) at field
 // path `path`, which prefixes the messages of the errors returned. Errors are
 // []error of *yamlpos.Error, sorted by position; the Template is nil then.

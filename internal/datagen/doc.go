@@ -13,13 +13,24 @@
 // of each optional argument (the others are required):
 //
 //	^seq:      {start: 0, step: 1}              int64 counter shared by all workers and phases of a run
+//	^seq:      {counter: name, start: 0}        the named counter name: one live key space for every ^seq
+//	                                            and key distribution that names it (Env.ResetKeySpaces)
 //	^int:      {min: a, max: b}                 uniform int64 in [min, max]
 //	^float:    {min: a, max: b}                 uniform float64 in [min, max)
 //	^bool:     {p: 0.5}      or  ^bool: 0.5     true with probability p
 //	^zipf:     {min: 0, max: b, s: 1.1}         Zipf-distributed int64 in [min, max], min most frequent (s > 1)
-//	^hotspot:  {min: a, max: b, hot_fraction: 0.1, hot_probability: 0.9}
+//	^hotspot:  {min: a, max: b | counter: name, hot_fraction: 0.1, hot_probability: 0.9}
 //	                                            uniform in the first hot_fraction of [min, max] with
 //	                                            probability hot_probability, else uniform in the rest
+//	^uniform, ^zipfian, ^latest, ^exponential, ^sequential, ^key
+//	                                            YCSB's request distributions over [min, max] or over a
+//	                                            live range [min, newest key of counter]; see keys.go
+//	^keyname:  {key: <int>, prefix: user, order: hashed}
+//	                                            the record name prefix + FNV-1a hash of key (or + key)
+//	^fields:   {count: n, of: <template>, prefix: field, id: <template>}
+//	                                            a document _id, field0 .. field(n-1)
+//	^field:    {count: n, of: <template>, prefix: field}
+//	                                            a document of one of those fields, chosen uniformly
 //	^choice:   {values: [...], weights: [...]}  one of values (templates); weights default to equal
 //	^pool:     {size: n, of: <template>}        one of n values (1 to 1,000,000) generated once, when
 //	                                            the template is compiled, and shared by all workers

@@ -30,6 +30,62 @@ type Env struct {
 	counters map[*yaml.Node]*atomic.Int64 // ^seq counters by generator node
 	pools    map[*yaml.Node][]any         // ^pool values by generator node
 	zipfs    int                          // number of ^zipf generators compiled; see Scope.zipf
+	zetas    int                          // number of Zipfian key distributions compiled; see Scope.zeta
+	named    map[string]*named            // named ^seq counters, the live key spaces
+}
+
+// named is a named counter: the ^seq that sets its start, if any, where it
+// is first declared and first used, and its value, the next key to hand out.
+type named struct {
+	ctr       *atomic.Int64
+	declared  bool
+	startNode *yaml.Node // the ^seq argument that set the start; nil: 0
+	start     int64
+	ref       *yaml.Node // the first key distribution that names it, and its path
+	refPath   string
+}
+
+// namedCounter returns named counter name, creating it at 0.
+func (e *Env) namedCounter(name string) *named {
+	nc := e.named[name]
+	if nc == nil {
+		nc = &named{ctr: new(atomic.Int64)}
+		e.named[name] = nc
+	}
+
+	return nc
+}
+
+// ResetKeySpaces sets every named counter back to its start. A trial
+// calls it before loading a fresh database, so that the keys of one
+// trial's load and inserts are the keys its reads draw from, whatever the
+// trials before it inserted. Not safe while templates are being evaluated.
+func (e *Env) ResetKeySpaces() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+
+	for _, nc := range e.named {
+		nc.ctr.Store(nc.start)
+	}
+}
+
+// UndeclaredCounters returns an error, positioned where it is used, for
+// each counter that a key distribution names but no ^seq declares: its
+// range would stay empty. Call it after every template is compiled.
+func (e *Env) UndeclaredCounters() []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+
+	var errs []error
+
+	for _, name := range sortedKeys(e.named) {
+		if nc := e.named[name]; !nc.declared {
+			errs = append(errs, yamlpos.At(nc.ref, nc.refPath, "counter %q is not declared: no ^seq counts it "+
+				"(write {^seq: {counter: %s}} in the document that inserts the keys)", name, name))
+		}
+	}
+
+	return errs
 }
 
 // varState tracks a variable through compilation, to find reference cycles.
@@ -63,6 +119,7 @@ func NewEnv(seed int64, vars *yaml.Node, path string) (*Env, []error) {
 		vars:     make(map[string]*variable),
 		counters: make(map[*yaml.Node]*atomic.Int64),
 		pools:    make(map[*yaml.Node][]any),
+		named:    make(map[string]*named),
 	}
 	c := newCompiler(e)
 

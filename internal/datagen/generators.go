@@ -15,12 +15,12 @@ var generators map[string]*spec
 
 func init() {
 	generators = map[string]*spec{
-		"^seq":      {args: []string{"start", "step"}, compile: compileSeq},
+		"^seq":      {args: []string{"start", "step", "counter"}, compile: compileSeq},
 		"^int":      {args: []string{"min", "max"}, compile: compileInt},
 		"^float":    {args: []string{"min", "max"}, compile: compileFloat},
 		"^bool":     {args: []string{"p"}, short: "p", compile: compileBool},
 		"^zipf":     {args: []string{"min", "max", "s"}, compile: compileZipf},
-		"^hotspot":  {args: []string{"min", "max", "hot_fraction", "hot_probability"}, compile: compileHotspot},
+		"^hotspot":  {args: []string{"min", "max", "counter", "hot_fraction", "hot_probability"}, compile: compileHotspot},
 		"^choice":   {args: []string{"values", "weights"}, compile: compileChoice},
 		"^pool":     {args: []string{"size", "of"}, compile: compilePool},
 		"^array":    {args: []string{"length", "of"}, compile: compileArray},
@@ -80,7 +80,48 @@ func compileSeq(k *call) *compiled {
 		return nil
 	}
 
+	if name := k.args["counter"]; name != nil {
+		return k.namedSeq(name, start, step)
+	}
+
 	return &compiled{gen: &seqGen{ctr: k.c.env.counter(k.mapping, start), step: step}, elems: 1}
+}
+
+// namedSeq compiles ^seq: {counter: name}: a counter shared by every ^seq
+// and key distribution that names it, so that the keys a load and the run's
+// inserts hand out form one live key space.
+func (k *call) namedSeq(name *yaml.Node, start, step int64) *compiled {
+	if name.Kind != yaml.ScalarNode || name.ShortTag() != "!!str" || name.Value == "" {
+		k.errorf(name, "counter must be a name, got %s", describe(name))
+
+		return nil
+	}
+
+	if step != 1 {
+		k.errorf(k.at("step"), "a named counter counts keys one by one: step must be 1 (or left out)")
+
+		return nil
+	}
+
+	nc := k.c.env.namedCounter(name.Value)
+	nc.declared = true
+
+	if at := k.args["start"]; at != nil {
+		switch {
+		case nc.startNode == nil:
+			nc.startNode, nc.start = at, start
+			nc.ctr.Store(start)
+		case nc.start != start:
+			k.errorf(at, "counter %q starts at %d (line %d); give its start once, or the same everywhere",
+				name.Value, nc.start, nc.startNode.Line)
+
+			return nil
+		}
+	}
+
+	ctr := nc.ctr
+
+	return &compiled{gen: &seqGen{ctr: ctr, step: 1}, elems: 1}
 }
 
 // seqGen yields start, start+step, ... across all workers.
@@ -205,6 +246,10 @@ func (g *zipfGen) value(s *Scope) any { return g.lo + int64(s.zipf(g).Uint64()) 
 func (g *zipfGen) intRange() (lo, hi int64, ok bool) { return g.lo, g.lo + int64(g.imax), true }
 
 func compileHotspot(k *call) *compiled {
+	if k.args["counter"] != nil {
+		return k.liveHotspot()
+	}
+
 	lo, hi := k.minMax()
 	frac := k.probability("hot_fraction", 0.1, math.SmallestNonzeroFloat64)
 	p := k.probability("hot_probability", 0.9, 0)
@@ -316,4 +361,17 @@ type dateGen struct{ from, span int64 }
 
 func (g *dateGen) value(s *Scope) any {
 	return time.UnixMilli(g.from + s.rng.Int64N(g.span)).UTC()
+}
+
+// liveHotspot compiles ^hotspot over a named counter's live key range.
+func (k *call) liveHotspot() *compiled {
+	r := k.keyRangeArgs()
+	frac := k.probability("hot_fraction", 0.1, math.SmallestNonzeroFloat64)
+	p := k.probability("hot_probability", 0.9, 0)
+
+	if !k.ok {
+		return nil
+	}
+
+	return &compiled{gen: &liveHotspotGen{keyRange: r, frac: frac, p: p}, elems: 1}
 }

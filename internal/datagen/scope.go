@@ -24,6 +24,22 @@ type Scope struct {
 	varVal  []any
 
 	zipfs []*rand.Zipf // by zipfGen.id, made on first use
+	zetas []*zipfLocal // by zipfian.id, made on first use
+}
+
+// zeta returns the Scope's cached normalizing sum of Zipfian id.
+func (s *Scope) zeta(id int) *zipfLocal {
+	if id >= len(s.zetas) {
+		s.zetas = append(s.zetas, make([]*zipfLocal, id+1-len(s.zetas))...)
+	}
+
+	l := s.zetas[id]
+	if l == nil {
+		l = new(zipfLocal)
+		s.zetas[id] = l
+	}
+
+	return l
 }
 
 // NewScope returns the generator state of worker number worker. Scopes of

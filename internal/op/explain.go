@@ -37,8 +37,8 @@ func (o *Operation) findCommand(s *datagen.Scope) bson.D {
 		cmd = append(cmd, bson.E{Key: "sort", Value: o.sort.Value(s)})
 	}
 
-	if so.Skip > 0 {
-		cmd = append(cmd, bson.E{Key: "skip", Value: so.Skip})
+	if n := o.skipOf(s); n > 0 {
+		cmd = append(cmd, bson.E{Key: "skip", Value: n})
 	}
 
 	return cmd

@@ -18,8 +18,8 @@ func aggregateKind() kind {
 		bind: func(o *Operation, _ *mongo.Database, coll *mongo.Collection) Func {
 			return func(ctx context.Context, s *datagen.Scope) (int64, error) {
 				opts := options.Aggregate()
-				if o.Spec.BatchSize > 0 {
-					opts.SetBatchSize(int32(o.Spec.BatchSize)) //nolint:gosec // validated to be <= 100000
+				if n := o.batchSizeOf(s); n > 0 {
+					opts.SetBatchSize(int32(n)) //nolint:gosec // validated to be <= 100000
 				}
 
 				cur, err := coll.Aggregate(ctx, o.pipeline.Value(s), opts)

@@ -17,16 +17,14 @@ func countDocumentsKind() kind {
 	return kind{
 		name: opkind.CountDocuments,
 		bind: func(o *Operation, _ *mongo.Database, coll *mongo.Collection) Func {
-			so := o.Spec
-
 			return func(ctx context.Context, s *datagen.Scope) (int64, error) {
 				opts := options.Count()
-				if so.Limit > 0 {
-					opts.SetLimit(so.Limit)
+				if n := o.limitOf(s); n > 0 {
+					opts.SetLimit(n)
 				}
 
-				if so.Skip > 0 {
-					opts.SetSkip(so.Skip)
+				if n := o.skipOf(s); n > 0 {
+					opts.SetSkip(n)
 				}
 
 				_, err := coll.CountDocuments(ctx, o.filterValue(s), opts)
@@ -38,12 +36,12 @@ func countDocumentsKind() kind {
 			// countDocuments is an aggregation in the driver: explain that.
 			so := o.Spec
 			pipeline := bson.A{bson.D{{Key: "$match", Value: o.filterValue(s)}}}
-			if so.Skip > 0 {
-				pipeline = append(pipeline, bson.D{{Key: "$skip", Value: so.Skip}})
+			if n := o.skipOf(s); n > 0 {
+				pipeline = append(pipeline, bson.D{{Key: "$skip", Value: n}})
 			}
 
-			if so.Limit > 0 {
-				pipeline = append(pipeline, bson.D{{Key: "$limit", Value: so.Limit}})
+			if n := o.limitOf(s); n > 0 {
+				pipeline = append(pipeline, bson.D{{Key: "$limit", Value: n}})
 			}
 
 			pipeline = append(pipeline, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}})

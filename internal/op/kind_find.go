@@ -16,8 +16,6 @@ func findKind() kind {
 	return kind{
 		name: opkind.Find,
 		bind: func(o *Operation, _ *mongo.Database, coll *mongo.Collection) Func {
-			so := o.Spec
-
 			return func(ctx context.Context, s *datagen.Scope) (int64, error) {
 				opts := options.Find()
 				if o.projection != nil {
@@ -28,16 +26,16 @@ func findKind() kind {
 					opts.SetSort(o.sort.Value(s))
 				}
 
-				if so.Limit > 0 {
-					opts.SetLimit(so.Limit)
+				if n := o.limitOf(s); n > 0 {
+					opts.SetLimit(n)
 				}
 
-				if so.Skip > 0 {
-					opts.SetSkip(so.Skip)
+				if n := o.skipOf(s); n > 0 {
+					opts.SetSkip(n)
 				}
 
-				if so.BatchSize > 0 {
-					opts.SetBatchSize(int32(so.BatchSize)) //nolint:gosec // validated to be <= 100000
+				if n := o.batchSizeOf(s); n > 0 {
+					opts.SetBatchSize(int32(n)) //nolint:gosec // validated to be <= 100000
 				}
 
 				cur, err := coll.Find(ctx, o.filterValue(s), opts)
@@ -50,8 +48,8 @@ func findKind() kind {
 		},
 		explain: func(o *Operation, s *datagen.Scope) bson.D {
 			cmd := o.findCommand(s)
-			if o.Spec.Limit > 0 {
-				cmd = append(cmd, bson.E{Key: "limit", Value: o.Spec.Limit})
+			if n := o.limitOf(s); n > 0 {
+				cmd = append(cmd, bson.E{Key: "limit", Value: n})
 			}
 
 			return cmd

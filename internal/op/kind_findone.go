@@ -18,8 +18,6 @@ func findOneKind() kind {
 	return kind{
 		name: opkind.FindOne,
 		bind: func(o *Operation, _ *mongo.Database, coll *mongo.Collection) Func {
-			so := o.Spec
-
 			return func(ctx context.Context, s *datagen.Scope) (int64, error) {
 				opts := options.FindOne()
 				if o.projection != nil {
@@ -30,8 +28,8 @@ func findOneKind() kind {
 					opts.SetSort(o.sort.Value(s))
 				}
 
-				if so.Skip > 0 {
-					opts.SetSkip(so.Skip)
+				if n := o.skipOf(s); n > 0 {
+					opts.SetSkip(n)
 				}
 
 				raw, err := coll.FindOne(ctx, o.filterValue(s), opts).Raw()

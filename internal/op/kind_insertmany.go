@@ -17,10 +17,10 @@ func insertManyKind() kind {
 	return kind{
 		name: opkind.InsertMany,
 		compile: func(o *Operation, spec *workload.Spec, p string) error {
-			return checkBatch(spec, p, o.Spec.BatchSize, o.document)
+			return checkBatch(spec, p, int(o.Spec.BatchSize.N), o.document)
 		},
 		bind: func(o *Operation, _ *mongo.Database, coll *mongo.Collection) Func {
-			n := o.Spec.BatchSize
+			n := int(o.Spec.BatchSize.N) // validated to be a constant in [1, 100000]
 			opts := options.InsertMany()
 			if o.Spec.Ordered != nil {
 				opts.SetOrdered(*o.Spec.Ordered)

@@ -23,7 +23,9 @@ type Load struct {
 // Name labels the step's figures, e.g. "load_errors".
 func (l *Load) Name() string { return "load_" + l.Spec.Collection }
 
-// CompileLoad compiles the load steps of the spec.
+// CompileLoad compiles the load steps of the spec. It runs after Compile,
+// so it also reports the key distributions whose named counter no ^seq of
+// the load or the operations declares.
 func CompileLoad(spec *workload.Spec, env *datagen.Env) ([]*Load, []error) {
 	var errs []error
 
@@ -39,6 +41,8 @@ func CompileLoad(spec *workload.Spec, env *datagen.Env) ([]*Load, []error) {
 		}
 		loads = append(loads, &Load{Spec: ls, document: t})
 	}
+
+	errs = append(errs, env.UndeclaredCounters()...)
 
 	if len(errs) > 0 {
 		yamlpos.Sort(errs)

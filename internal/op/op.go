@@ -38,6 +38,10 @@ type Operation struct {
 
 	document, filter, projection, sort, pipeline, update, replacement, command *datagen.Template
 
+	// limit, skip and batchSize are the generators of a generated limit,
+	// skip or cursor batch size.
+	limit, skip, batchSize *datagen.Template
+
 	indexes []mongo.IndexModel
 
 	// decode maps returned documents; nil only counts them.
@@ -106,6 +110,8 @@ func compileOperation(spec *workload.Spec, env *datagen.Env, so *workload.Operat
 		errs = append(errs, e...)
 		*f.dst = t
 	}
+
+	errs = append(errs, o.compileCounts(env, p)...)
 
 	if so.Decode == "struct" {
 		typ, err := structTypeFor(spec, so.Collection, yamlpos.Field(p, "decode"))

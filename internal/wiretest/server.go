@@ -50,6 +50,28 @@ type Config struct {
 	// Logger receives connection and protocol-error events; nil discards
 	// them.
 	Logger *slog.Logger
+
+	// Record, when not nil, is called with every command the server
+	// receives, before the reply, so that a test can check what a client
+	// actually sent (the mix of operations, the keys its filters name). It
+	// is called from connection goroutines at once, so it must be safe for
+	// concurrent use; the command's bytes are valid only during the call
+	// (copy them to keep them).
+	Record func(c *Command)
+}
+
+// Command is a received command, as Config.Record sees it.
+type Command struct {
+	// Name is the command's name, the first key of Body.
+	Name string
+
+	// Body is the command document.
+	Body bson.Raw
+
+	// Sequences holds the documents of the OP_MSG document sequences by
+	// identifier: the driver sends an insert's "documents", an update's
+	// "updates" and a delete's "deletes" there rather than in Body.
+	Sequences map[string][]bson.Raw
 }
 
 // Server is a minimal MongoDB wire-protocol server: it answers the commands
@@ -60,6 +82,7 @@ type Config struct {
 type Server struct {
 	ln     net.Listener
 	logger *slog.Logger
+	record func(c *Command)
 	start  time.Time
 
 	// docs are the canned documents find returns; built once at Start and
@@ -162,6 +185,7 @@ func Start(cfg Config) (*Server, error) {
 	s := &Server{
 		ln:     ln,
 		logger: logger,
+		record: cfg.Record,
 		start:  time.Now(),
 		docs:   docs,
 		done:   make(chan struct{}),
@@ -456,6 +480,10 @@ func (s *Server) handle(c *conn, req *request, received time.Time) bool {
 
 	cmd := req.command()
 	s.stats.count(cmd, req)
+
+	if s.record != nil {
+		s.record(req.recorded(cmd))
+	}
 
 	delay := s.latency.Load().l.Delay(received, int(inFlight))
 

@@ -62,6 +62,33 @@ type request struct {
 type docSequence struct {
 	identifier string
 	count      int
+	raw        []byte // the documents, back to back, in the read buffer
+}
+
+// recorded returns the request as Config.Record sees it.
+func (r *request) recorded(cmd string) *Command {
+	c := &Command{Name: cmd, Body: r.body}
+
+	for _, sq := range r.seqs {
+		if c.Sequences == nil {
+			c.Sequences = make(map[string][]bson.Raw, len(r.seqs))
+		}
+
+		docs := make([]bson.Raw, 0, sq.count)
+
+		for b := sq.raw; len(b) > 0; {
+			doc, rest, err := readDocument(b)
+			if err != nil {
+				break // checked when the request was read
+			}
+
+			docs, b = append(docs, bson.Raw(doc)), rest
+		}
+
+		c.Sequences[sq.identifier] = docs
+	}
+
+	return c
 }
 
 // command returns the command's name: the body's first key.
@@ -235,7 +262,7 @@ func readSequence(b []byte) (docSequence, []byte, error) {
 		return docSequence{}, nil, err
 	}
 
-	out := docSequence{identifier: id}
+	out := docSequence{identifier: id, raw: seq}
 
 	for len(seq) > 0 {
 		if _, seq, err = readDocument(seq); err != nil {

@@ -46,6 +46,11 @@ func ReadFile(path string) (*Spec, []error) {
 // Read is ReadFile under a context: cancelling ctx stops a read that waits,
 // e.g. on a named pipe, with an error that wraps the context's cause.
 func Read(ctx context.Context, path string) (*Spec, []error) {
+	return ReadWith(ctx, path, nil)
+}
+
+// ReadWith is Read with parameter overrides, "name=value" each (--set).
+func ReadWith(ctx context.Context, path string, set []string) (*Spec, []error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, []error{fmt.Errorf("%s: %w", path, unwrapPathError(err))}
@@ -66,7 +71,7 @@ func Read(ctx context.Context, path string) (*Spec, []error) {
 		return nil, []error{err}
 	}
 
-	return Parse(path, data)
+	return ParseWith(path, data, set)
 }
 
 func unwrapPathError(err error) error {
@@ -81,15 +86,27 @@ func unwrapPathError(err error) error {
 // Parse parses and validates a workload file's content. file is used in
 // messages only.
 func Parse(file string, data []byte) (*Spec, []error) {
+	return ParseWith(file, data, nil)
+}
+
+// ParseWith is Parse with parameter overrides, "name=value" each (--set).
+func ParseWith(file string, data []byte, set []string) (*Spec, []error) {
 	doc, err := readDocument(file, data)
 	if err != nil {
 		return nil, []error{err}
+	}
+
+	params, errs := applyParams(file, doc, set)
+	if len(errs) > 0 {
+		return nil, errs
 	}
 
 	s, errs := parseRoot(file, data, doc)
 	if len(errs) > 0 {
 		return nil, errs
 	}
+
+	s.Params = params
 
 	// Variants are checked now, so that validate reports their problems.
 	if _, errs := s.VariantSpecs(); len(errs) > 0 {

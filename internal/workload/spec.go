@@ -69,6 +69,10 @@ type Spec struct {
 	// Variant is the name of the variant this spec is (empty for the base).
 	Variant string `yaml:"-" json:"variant,omitempty"`
 
+	// Params are the file's parameters with the values the run used (its
+	// params block is taken out of the file before decoding; see Param).
+	Params []Param `yaml:"-" json:"params,omitempty"`
+
 	// nodes maps field paths to their YAML nodes so that Validate can
 	// position its messages.
 	nodes map[string]*yaml.Node
@@ -413,9 +417,10 @@ type Operation struct {
 	// Document is the template inserted by insertOne and insertMany.
 	Document *Template `yaml:"document" json:"document,omitempty"`
 
-	// BatchSize is the number of documents of an insertMany, or the
-	// cursor batch size of a find.
-	BatchSize int `yaml:"batch_size" json:"batch_size,omitempty"`
+	// BatchSize is the number of documents of an insertMany (a
+	// constant), or the cursor batch size of a find or aggregate (a
+	// constant or a generator drawn for every call).
+	BatchSize Count `yaml:"batch_size" json:"batch_size,omitzero"`
 
 	// Ordered makes insertMany stop at the first error (default true).
 	Ordered *bool `yaml:"ordered" json:"ordered,omitempty"`
@@ -429,11 +434,12 @@ type Operation struct {
 	// Sort orders returned documents.
 	Sort *Template `yaml:"sort" json:"sort,omitempty"`
 
-	// Limit caps the number of documents.
-	Limit int64 `yaml:"limit" json:"limit,omitempty"`
+	// Limit caps the number of documents: a constant or a generator drawn
+	// for every call.
+	Limit Count `yaml:"limit" json:"limit,omitzero"`
 
-	// Skip skips documents.
-	Skip int64 `yaml:"skip" json:"skip,omitempty"`
+	// Skip skips documents: a constant or a generator drawn for every call.
+	Skip Count `yaml:"skip" json:"skip,omitzero"`
 
 	// Pipeline is an aggregation pipeline.
 	Pipeline *Template `yaml:"pipeline" json:"pipeline,omitempty"`

@@ -25,7 +25,7 @@ const maxDocumentDepth = 32
 
 // documentGenerators are the generators that may produce a document; every
 // other generator produces a scalar or an array.
-var documentGenerators = []string{"^choice", "^pool", "^var"}
+var documentGenerators = []string{"^choice", "^pool", "^var", "^fields", "^field"}
 
 // documents checks that every template in a document position is a
 // document: insertOne with document: [1, 2, 3] is refused here rather than

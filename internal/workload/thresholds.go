@@ -181,13 +181,3 @@ func (v *validator) thresholds(ops map[string]bool) {
 
 func quote(s string) string { return `"` + s + `"` }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-
-	slices.Sort(keys)
-
-	return keys
-}

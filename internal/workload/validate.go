@@ -94,6 +94,7 @@ func (s *Spec) Validate() []error {
 	ops := v.operations(collections)
 	v.settings()
 	v.phases(ops, collections)
+	v.sequenceWeights()
 	v.budget()
 	v.comparison()
 	v.compareOn()
@@ -295,15 +296,18 @@ func (v *validator) operation(p string, o *Operation, collections map[string]*Co
 }
 
 func (v *validator) operationValues(p string, o *Operation, collections map[string]*Collection) {
-	if o.Limit < 0 {
+	if o.Limit.N < 0 {
 		v.at(yamlpos.Field(p, "limit"), "must be >= 0")
 	}
 
-	if o.Skip < 0 {
+	if o.Skip.N < 0 {
 		v.at(yamlpos.Field(p, "skip"), "must be >= 0")
 	}
 
-	if v.set(yamlpos.Field(p, "batch_size")) && (o.BatchSize <= 0 || o.BatchSize > maxBatchSize) {
+	switch {
+	case o.BatchSize.Gen != nil && o.Op == KindInsertMany:
+		v.at(yamlpos.Field(p, "batch_size"), "must be a constant for insertMany: it bounds the memory of the batch each worker builds")
+	case o.BatchSize.Gen == nil && v.set(yamlpos.Field(p, "batch_size")) && (o.BatchSize.N <= 0 || o.BatchSize.N > maxBatchSize):
 		v.at(yamlpos.Field(p, "batch_size"), "must be between 1 and %d", maxBatchSize)
 	}
 

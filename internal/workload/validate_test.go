@@ -69,7 +69,7 @@ func TestValidationMessages(t *testing.T) {
 		},
 		"integer expected": {
 			yaml: base + "    batch_size: many\n",
-			want: []string{`w.yaml:14:17: operations[0].batch_size: must be an integer, not the string "many"`},
+			want: []string{`w.yaml:14:17: operations[0].batch_size: must be an integer or a generator such as {^int: {min: 1, max: 100}}, not the string "many"`},
 		},
 		"unknown op lists kinds": {
 			yaml: strings.Replace(base, "op: insertOne", "op: insert", 1),

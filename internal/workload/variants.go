@@ -85,6 +85,7 @@ func (s *Spec) VariantSpecs() ([]*Spec, []error) {
 		if vs != nil {
 			vs.Variant = v.Name
 			vs.Variants, vs.Trials, vs.Targets = nil, s.Trials, s.Targets
+			vs.Params = s.Params // substituted into the file the variants patch
 			specs = append(specs, vs)
 		}
 	}

@@ -1,0 +1,490 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mongobench/mongobench/internal/datagen"
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/wiretest"
+)
+
+// The bundled YCSB workloads are run against the null server, which
+// records every command it receives; the test then checks what was sent,
+// not what the engine says it did: the mix of operations against the
+// workload's proportions, and the keys the reads, updates and scans named
+// against the exact probabilities of the workload's request distribution,
+// taking into account that inserts grow the key space during the run.
+
+const (
+	ycsbRecords = 1000
+	ycsbOps     = 10000
+)
+
+// ycsbEvent is one operation of the run phase as the server saw it.
+type ycsbEvent struct {
+	kind  string // read, update, scan or insert
+	key   string // the _id its filter names (the start key of a scan)
+	limit int64  // a scan's limit
+	n     int64  // records inserted before it: its key space is [0, n)
+}
+
+// ycsbRecorder turns received commands into events. The workloads run one
+// worker, so commands arrive in the order they were generated.
+type ycsbRecorder struct {
+	mu       sync.Mutex
+	inserted int64
+	events   []ycsbEvent
+	bad      []string
+}
+
+func (r *ycsbRecorder) record(c *wiretest.Command) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	switch c.Name {
+	case "insert":
+		if coll, _ := c.Body.Lookup("insert").StringValueOK(); coll != "usertable" {
+			return // mongobench's mark on the database it owns
+		}
+
+		docs := int64(len(c.Sequences["documents"]))
+		if r.inserted >= ycsbRecords { // the load is done: a run insert
+			r.events = append(r.events, ycsbEvent{kind: "insert", n: r.inserted})
+		}
+
+		r.inserted += docs
+	case "find":
+		id := c.Body.Lookup("filter", "_id")
+		if s, ok := id.StringValueOK(); ok {
+			r.events = append(r.events, ycsbEvent{kind: "read", key: s, n: r.inserted})
+			return
+		}
+
+		start, _ := id.Document().Lookup("$gte").StringValueOK()
+		r.events = append(r.events, ycsbEvent{kind: "scan", key: start, limit: c.Body.Lookup("limit").AsInt64(), n: r.inserted})
+	case "update":
+		for _, u := range c.Sequences["updates"] {
+			key, _ := u.Lookup("q", "_id").StringValueOK()
+			r.events = append(r.events, ycsbEvent{kind: "update", key: key, n: r.inserted})
+		}
+	case "hello", "isMaster", "ismaster", "ping", "buildInfo", "buildinfo", "listDatabases", "dropDatabase",
+		"create", "drop", "listCollections", "createIndexes", "endSessions", "serverStatus", "getParameter":
+	default:
+		r.bad = append(r.bad, c.Name)
+	}
+}
+
+// grayPMF is the exact distribution of the ranks 0..n-1 that the method of
+// Gray et al. draws for skew theta, derived from its inverse transform
+// (see datagen's goodness-of-fit tests); zeta is the sum of i^-theta for i
+// in 1..n.
+func grayPMF(n int, theta, zeta float64) []float64 {
+	zeta2 := 1 + math.Pow(0.5, theta)
+	u0 := zeta2 / zeta
+	eta := (1 - math.Pow(2/float64(n), 1-theta)) / (1 - u0)
+	b := func(r int) float64 {
+		if r >= n {
+			return 1
+		}
+
+		return min(max(1+(math.Pow(float64(r)/float64(n), 1-theta)-1)/eta, u0), 1)
+	}
+
+	p := make([]float64, n)
+	p[0] = 1 / zeta
+
+	if n > 1 {
+		p[1] = (zeta2 - 1) / zeta
+	}
+
+	for r := 2; r < n; r++ {
+		p[r] = b(r+1) - b(r)
+	}
+
+	return p
+}
+
+// ycsbExpected returns the expected number of draws of each key over the
+// events that draw one, for request distribution dist (scrambled zipfian
+// or latest, theta 0.99), each event over its own key space [0, n).
+func ycsbExpected(events []ycsbEvent, dist string, size int) []float64 {
+	const theta = 0.99
+
+	zeta := make([]float64, size+1)
+	for i := 1; i <= size; i++ {
+		zeta[i] = zeta[i-1] + math.Pow(float64(i), -theta)
+	}
+
+	hash := func(r int) uint64 {
+		h, _ := strconv.ParseUint(datagen.KeyName("", int64(r), true), 10, 64)
+		return h
+	}
+
+	exp := make([]float64, size)
+	byN := map[int64]float64{}
+
+	for _, e := range events {
+		if e.kind != "insert" {
+			byN[e.n]++
+		}
+	}
+
+	for n, times := range byN {
+		p := grayPMF(int(n), theta, zeta[n])
+
+		for r, v := range p {
+			switch dist {
+			case "latest":
+				exp[int(n)-1-r] += times * v
+			default:
+				exp[hash(r)%uint64(n)] += times * v
+			}
+		}
+	}
+
+	return exp
+}
+
+// chiSquareFit returns Pearson's statistic of observed against expected
+// counts, pooling cells expected below 5, and its 99.9% bound
+// (Wilson-Hilferty).
+func chiSquareFit(obs, exp []float64) (stat, bound float64, df int) {
+	var poolObs, poolExp float64
+
+	cells := 0
+
+	for i := range obs {
+		if exp[i] < 5 {
+			poolObs += obs[i]
+			poolExp += exp[i]
+
+			continue
+		}
+
+		stat += (obs[i] - exp[i]) * (obs[i] - exp[i]) / exp[i]
+		cells++
+	}
+
+	if poolExp > 0 {
+		stat += (poolObs - poolExp) * (poolObs - poolExp) / poolExp
+		cells++
+	}
+
+	df = cells - 1
+	k := float64(df)
+	a := 2 / (9 * k)
+
+	return stat, k * math.Pow(1-a+3.090232*math.Sqrt(a), 3), df
+}
+
+// topShare is the share of the total held by the 10 largest entries of v.
+func topShare(v []float64) float64 {
+	s := slices.Clone(v)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+
+	top, total := 0.0, 0.0
+	for i, x := range s {
+		if i < 10 {
+			top += x
+		}
+
+		total += x
+	}
+
+	return top / total
+}
+
+func TestYCSBWorkloads(t *testing.T) {
+	t.Parallel()
+
+	cases := []struct {
+		file string
+		mix  map[string]float64
+		dist string
+	}{
+		{"a", map[string]float64{"read": 0.5, "update": 0.5}, "zipfian"},
+		{"b", map[string]float64{"read": 0.95, "update": 0.05}, "zipfian"},
+		{"c", map[string]float64{"read": 1}, "zipfian"},
+		{"d", map[string]float64{"read": 0.95, "insert": 0.05}, "latest"},
+		{"e", map[string]float64{"scan": 0.95, "insert": 0.05}, "zipfian"},
+		{"f", map[string]float64{"read": 0.5, "read_modify_write": 0.5}, "zipfian"},
+	}
+
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			rec := &ycsbRecorder{}
+
+			srv, err := wiretest.Start(wiretest.Config{Record: rec.record})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			t.Cleanup(func() { _ = srv.Close() })
+
+			out := outPath(t)
+
+			code, stdout, stderr := runMain(t, "run", "../../workloads/ycsb/"+tc.file+".yaml", "--uri", srv.URI(), "--out", out,
+				"--no-explain", "--server-stats-interval", "0", "--quiet",
+				"--set", "recordcount="+strconv.Itoa(ycsbRecords), "--set", "operationcount="+strconv.Itoa(ycsbOps))
+			if code != 0 {
+				t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+
+			if len(rec.bad) > 0 {
+				t.Errorf("unexpected commands: %v", rec.bad)
+			}
+
+			if tc.file == "f" {
+				rec.events = pairReadModifyWrites(t, rec.events)
+			}
+
+			checkYCSBMix(t, tc.mix, rec.events, readResults(t, out).Phases)
+			checkYCSBKeys(t, tc.dist, rec.events)
+
+			if tc.file == "e" {
+				checkScanLengths(t, rec.events)
+			}
+		})
+	}
+}
+
+// checkYCSBMix compares the operations the server received with the
+// workload's proportions (chi-square, 99.9%) and with the counts of the
+// results file.
+func checkYCSBMix(t *testing.T, mix map[string]float64, events []ycsbEvent, phases []result.Phase) {
+	t.Helper()
+
+	got := map[string]float64{}
+	for _, e := range events {
+		got[e.kind]++
+	}
+
+	// run.max_operations counts a composite's steps, not the composite:
+	// with read-modify-writes there are fewer YCSB operations.
+	if got["read_modify_write"] == 0 && len(events) != ycsbOps {
+		t.Errorf("the server received %d run operations, want operationcount %d", len(events), ycsbOps)
+	}
+
+	names := make([]string, 0, len(mix))
+	for name := range mix {
+		names = append(names, name)
+	}
+
+	sort.Strings(names)
+
+	obs := make([]float64, len(names))
+	exp := make([]float64, len(names))
+	line := ""
+
+	for i, name := range names {
+		obs[i], exp[i] = got[name], mix[name]*float64(len(events))
+		line += fmt.Sprintf(" %s %.4f (want %.2f)", name, got[name]/float64(len(events)), mix[name])
+	}
+
+	t.Logf("mix:%s", line)
+
+	for name := range got {
+		if mix[name] == 0 {
+			t.Errorf("the server received %v %s operations; the workload has none", got[name], name)
+		}
+	}
+
+	if len(names) > 1 {
+		// One degree of freedom: the 99.9% quantile is 10.83.
+		if stat, _, _ := chiSquareFit(obs, exp); stat > 10.83 {
+			t.Errorf("mix %v does not fit the proportions %v: chi-square %.1f > 10.83", got, mix, stat)
+		}
+	}
+
+	for _, p := range phases {
+		if p.Name != "run" {
+			continue
+		}
+
+		counts := map[string]int64{}
+		for _, o := range p.Operations {
+			counts[o.Name] = o.Count
+		}
+
+		// A read-modify-write that max_operations stopped after its read is
+		// a read to the server (and is not counted as a composite).
+		counts["read"] += counts["read_modify_write/read"] - counts["read_modify_write"]
+
+		for _, o := range p.Operations {
+			if strings.Contains(o.Name, "/") {
+				continue // a composite's step
+			}
+
+			if float64(counts[o.Name]) != got[o.Name] {
+				t.Errorf("results file: %s count %d, the server received %v", o.Name, counts[o.Name], got[o.Name])
+			}
+		}
+	}
+}
+
+// checkYCSBKeys compares the keys the reads, updates and scans named with
+// the request distribution's exact expectation.
+func checkYCSBKeys(t *testing.T, dist string, events []ycsbEvent) {
+	t.Helper()
+
+	size := ycsbRecords + ycsbOps
+	index := make(map[string]int, size)
+
+	for k := range size {
+		index[datagen.KeyName("user", int64(k), true)] = k
+	}
+
+	obs := make([]float64, size)
+
+	for _, e := range events {
+		if e.kind == "insert" {
+			continue
+		}
+
+		k, ok := index[e.key]
+		if !ok || int64(k) >= e.n {
+			t.Fatalf("%s named key %q, which is not one of the %d records inserted before it", e.kind, e.key, e.n)
+		}
+
+		obs[k]++
+	}
+
+	exp := ycsbExpected(events, dist, size)
+	stat, bound, df := chiSquareFit(obs, exp)
+	zipf := 0.0
+
+	for i := 1; i <= 10; i++ {
+		zipf += math.Pow(float64(i), -0.99)
+	}
+
+	zetaN := 0.0
+	for i := 1; i <= ycsbRecords; i++ {
+		zetaN += math.Pow(float64(i), -0.99)
+	}
+
+	t.Logf("keys (%s): top-10 share %.4f observed, %.4f expected from the generator's exact distribution, "+
+		"%.4f by the Zipfian law over %d keys; chi-square %.1f, %d degrees of freedom, bound %.1f",
+		dist, topShare(obs), topShare(exp), zipf/zetaN, ycsbRecords, stat, df, bound)
+
+	if dist == "latest" {
+		logRecency(t, events, index)
+	}
+
+	if stat > bound {
+		t.Errorf("keys do not fit the %s distribution: chi-square %.1f > %.1f (%d degrees of freedom)", dist, stat, bound, df)
+	}
+}
+
+// checkScanLengths checks that scan lengths are uniform in [1, 100].
+func checkScanLengths(t *testing.T, events []ycsbEvent) {
+	t.Helper()
+
+	obs := make([]float64, 100)
+	exp := make([]float64, 100)
+	scans := 0.0
+
+	for _, e := range events {
+		if e.kind != "scan" {
+			continue
+		}
+
+		if e.limit < 1 || e.limit > 100 {
+			t.Fatalf("scan with limit %d, want 1 to maxscanlength 100", e.limit)
+		}
+
+		obs[e.limit-1]++
+		scans++
+	}
+
+	for i := range exp {
+		exp[i] = scans / 100
+	}
+
+	stat, bound, df := chiSquareFit(obs, exp)
+	t.Logf("scan lengths: chi-square %.1f, %d degrees of freedom, bound %.1f", stat, df, bound)
+
+	if stat > bound {
+		t.Errorf("scan lengths are not uniform in [1, 100]: chi-square %.1f > %.1f", stat, bound)
+	}
+}
+
+// logRecency reports, for the latest distribution, the share of reads of
+// the 10 newest records at the time of each read, observed and expected:
+// the key space moves with every insert, so this is the figure of its
+// skew.
+func logRecency(t *testing.T, events []ycsbEvent, index map[string]int) {
+	t.Helper()
+
+	zeta := func(n int64) float64 {
+		z := 0.0
+		for i := int64(1); i <= n; i++ {
+			z += math.Pow(float64(i), -0.99)
+		}
+
+		return z
+	}
+
+	cache := map[int64]float64{}
+	obs, exp, reads := 0.0, 0.0, 0.0
+
+	for _, e := range events {
+		if e.kind == "insert" {
+			continue
+		}
+
+		reads++
+
+		if e.n-1-int64(index[e.key]) < 10 {
+			obs++
+		}
+
+		top, ok := cache[e.n]
+		if !ok {
+			for _, v := range grayPMF(int(e.n), 0.99, zeta(e.n))[:10] {
+				top += v
+			}
+
+			cache[e.n] = top
+		}
+
+		exp += top
+	}
+
+	t.Logf("latest: share of reads of the 10 newest records %.4f observed, %.4f expected", obs/reads, exp/reads)
+}
+
+// pairReadModifyWrites turns each update and the read just before it into
+// one read_modify_write event, checking that both name the same record (the
+// composite's steps share the iteration's key). A read-modify-write cut
+// short by max_operations after its read is dropped.
+func pairReadModifyWrites(t *testing.T, events []ycsbEvent) []ycsbEvent {
+	t.Helper()
+
+	out := make([]ycsbEvent, 0, len(events))
+
+	for _, e := range events {
+		if e.kind != "update" {
+			out = append(out, e)
+			continue
+		}
+
+		prev := len(out) - 1
+		if prev < 0 || out[prev].kind != "read" || out[prev].key != e.key {
+			t.Fatalf("update of %q not preceded by a read of the same record", e.key)
+		}
+
+		out[prev].kind = "read_modify_write"
+	}
+
+	return out
+}
