@@ -180,4 +180,3 @@ func (v *validator) thresholds(ops map[string]bool) {
 }
 
 func quote(s string) string { return `"` + s + `"` }
-
