@@ -16,8 +16,10 @@ import (
 // trial is a synthetic trial whose one operation has the given p50 and
 // mean per document (µs) and ops/s.
 func trial(target, variant string, round int, p50, tput float64) result.Trial {
-	op := result.Operation{Name: "get", Count: int64(tput), Docs: int64(tput) * 10, OpsPerSec: tput,
-		LatencyUS: result.Latency{Mean: p50, P50: p50, P99: 2 * p50, Max: 3 * p50}}
+	op := result.Operation{
+		Name: "get", Count: int64(tput), Docs: int64(tput) * 10, OpsPerSec: tput,
+		LatencyUS: result.Latency{Mean: p50, P50: p50, P99: 2 * p50, Max: 3 * p50},
+	}
 
 	return result.Trial{Target: target, Variant: variant, Round: round, Result: &result.Result{
 		Phases: []result.Phase{

@@ -17,12 +17,18 @@ func TestGroupFindings(t *testing.T) {
 
 	res := &result.Result{
 		Explain: []result.Explain{
-			{Operation: "a", Collection: "logs", CollectionScan: true, DocsExamined: 100, DocsReturned: 1,
-				Warnings: []string{"collection scan on logs (examined 100, returned 1)"}},
-			{Operation: "b", Collection: "logs", CollectionScan: true, DocsExamined: 100, DocsReturned: 0,
-				Warnings: []string{"collection scan on logs (examined 100, returned 0)"}},
-			{Operation: "c", Collection: "users", CollectionScan: true, DocsExamined: -1, DocsReturned: -1,
-				Warnings: []string{"collection scan on users"}},
+			{
+				Operation: "a", Collection: "logs", CollectionScan: true, DocsExamined: 100, DocsReturned: 1,
+				Warnings: []string{"collection scan on logs (examined 100, returned 1)"},
+			},
+			{
+				Operation: "b", Collection: "logs", CollectionScan: true, DocsExamined: 100, DocsReturned: 0,
+				Warnings: []string{"collection scan on logs (examined 100, returned 0)"},
+			},
+			{
+				Operation: "c", Collection: "users", CollectionScan: true, DocsExamined: -1, DocsReturned: -1,
+				Warnings: []string{"collection scan on users"},
+			},
 		},
 		Phases: []result.Phase{
 			{Name: "load", Model: "load", Operations: []result.Operation{op("load", 1000, 1e6)}},

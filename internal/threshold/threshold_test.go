@@ -86,9 +86,12 @@ func TestComparatorHolds(t *testing.T) {
 		holds   bool
 		comment string
 	}{
-		{Less, 1, 2, true, ""}, {Less, 2, 2, false, "equal is not less"},
-		{LessEq, 2, 2, true, ""}, {Greater, 2, 2, false, ""},
-		{GreaterEq, 2, 2, true, ""}, {Greater, 3, 2, true, ""},
+		{Less, 1, 2, true, ""},
+		{Less, 2, 2, false, "equal is not less"},
+		{LessEq, 2, 2, true, ""},
+		{Greater, 2, 2, false, ""},
+		{GreaterEq, 2, 2, true, ""},
+		{Greater, 3, 2, true, ""},
 	} {
 		if got := tc.c.Holds(tc.v, tc.l); got != tc.holds {
 			t.Errorf("%v %s %v = %v, want %v %s", tc.v, tc.c, tc.l, got, tc.holds, tc.comment)

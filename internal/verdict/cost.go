@@ -45,8 +45,10 @@ type Cost struct {
 // package.
 func CompareCost(samples []Sample, name, reference string, opts Options) Cost {
 	opts = opts.norm()
-	d := Cost{Variant: name, Reference: reference, Estimate: math.NaN(), P: math.NaN(),
-		Lo: math.Inf(-1), Hi: math.Inf(1)}
+	d := Cost{
+		Variant: name, Reference: reference, Estimate: math.NaN(), P: math.NaN(),
+		Lo: math.Inf(-1), Hi: math.Inf(1),
+	}
 
 	var v, ref *variant
 

@@ -82,7 +82,7 @@ func (r *request) recorded(cmd string) *Command {
 				break // checked when the request was read
 			}
 
-			docs, b = append(docs, bson.Raw(doc)), rest
+			docs, b = append(docs, doc), rest
 		}
 
 		c.Sequences[sq.identifier] = docs

@@ -87,8 +87,10 @@ func TestParamsErrors(t *testing.T) {
 		{"not in values", paramBase, []string{"dist=latest"}, `"latest" is not one of uniform, zipfian`},
 		{"undeclared set", paramBase, []string{"fieldcount=3"}, `w.yaml declares no parameter "fieldcount" (declared: dist, length, ratio, recordcount)`},
 		{"no equals", paramBase, []string{"recordcount"}, "--set recordcount: give name=value"},
-		{"unknown reference", strings.Replace(paramBase, "max: \"${recordcount}\"", "max: \"${recordcnt}\"", 1), nil,
-			`w.yaml:20:40: operations[0].document.k.^int.max: unknown parameter "recordcnt"`},
+		{
+			"unknown reference", strings.Replace(paramBase, "max: \"${recordcount}\"", "max: \"${recordcnt}\"", 1), nil,
+			`w.yaml:20:40: operations[0].document.k.^int.max: unknown parameter "recordcnt"`,
+		},
 		{"bad default", strings.Replace(paramBase, "default: 2s", "default: soon", 1), nil, `params.length: default "soon" is not a valid duration`},
 		{"bad type", strings.Replace(paramBase, "type: float", "type: real", 1), nil, `"real" is not a parameter type`},
 	}
