@@ -33,6 +33,11 @@ type node struct {
 
 	// steps are a group's nodes, run in order.
 	steps []*node
+
+	// counted makes the group one operation of max_operations (a
+	// composite: YCSB's read-modify-write is one operation of its
+	// operationcount), rather than one per step (a sequence's iteration).
+	counted bool
 }
 
 // bound is the subset of operations a phase uses, bound to the database, and
@@ -92,7 +97,7 @@ func (e *Engine) bind(all []*op.Operation, used map[string]bool, sequence []stri
 			continue
 		}
 
-		u := b.add(o.Name(), &node{})
+		u := b.add(o.Name(), &node{counted: true})
 		for _, st := range o.Steps {
 			u.steps = append(u.steps, b.add(workload.StepName(o.Name(), st.Name()), leaf(st, e.DB)))
 		}
@@ -220,12 +225,13 @@ type outcome struct {
 func (pr *phaseRun) iteration(ctx context.Context, s *datagen.Scope, h handles, m *mix, intended time.Time) bool {
 	s.NextIteration()
 
-	return !pr.exec(ctx, s, h, m.pick(s), m.untracked, intended).stop
+	return !pr.exec(ctx, s, h, m.pick(s), m.untracked, intended, false).stop
 }
 
 // exec runs node n. Its first operation is due at intended; the others
-// start when their predecessor returns, and are intended then.
-func (pr *phaseRun) exec(ctx context.Context, s *datagen.Scope, h handles, n *node, untracked bool, intended time.Time) outcome {
+// start when their predecessor returns, and are intended then. ticketed
+// says that a counted group around n took n's max_operations ticket.
+func (pr *phaseRun) exec(ctx context.Context, s *datagen.Scope, h handles, n *node, untracked bool, intended time.Time, ticketed bool) outcome {
 	if n.fn != nil {
 		// One clock reading serves as the start and, for closed-loop
 		// workers, the intended start.
@@ -234,7 +240,7 @@ func (pr *phaseRun) exec(ctx context.Context, s *datagen.Scope, h handles, n *no
 			intended = start
 		}
 
-		if !untracked && !intended.Before(pr.measureFrom) && !pr.ticket() {
+		if !ticketed && !untracked && !intended.Before(pr.measureFrom) && !pr.ticket() {
 			return outcome{stop: true}
 		}
 
@@ -248,13 +254,28 @@ func (pr *phaseRun) exec(ctx context.Context, s *datagen.Scope, h handles, n *no
 
 	out := outcome{whole: true}
 
+	if n.counted && !ticketed && !untracked {
+		// One ticket for the whole group, taken when it is due; a group
+		// due in the warm-up takes none, nor do its steps.
+		at := intended
+		if at.IsZero() {
+			at = time.Now()
+		}
+
+		if !at.Before(pr.measureFrom) && !pr.ticket() {
+			return outcome{stop: true}
+		}
+
+		ticketed = true
+	}
+
 	for k, st := range n.steps {
 		at := intended
 		if k > 0 {
 			at = time.Time{}
 		}
 
-		o := pr.exec(ctx, s, h, st, untracked, at)
+		o := pr.exec(ctx, s, h, st, untracked, at, ticketed)
 		if k == 0 {
 			out.start = o.start
 		}

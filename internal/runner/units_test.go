@@ -328,7 +328,8 @@ func TestUnitsMarkedInRegistry(t *testing.T) {
 }
 
 // A sequence may hold a composite: the iteration is made of the composite,
-// which is made of its steps, and each level is measured once per pass.
+// which is made of its steps, and each level is measured once per pass. The
+// composite counts as one of max_operations, so a pass is two operations.
 func TestCompositeInSequence(t *testing.T) {
 	t.Parallel()
 
@@ -359,8 +360,8 @@ operations:
 	}
 
 	for _, name := range res.Registry.Ops() {
-		if st := opStats(t, res.Registry, name); st.Count != 10 || errorCount(st) != 0 {
-			t.Errorf("%s: count %d errors %v, want 10 (30 operations, 3 per pass)", name, st.Count, st.Errors)
+		if st := opStats(t, res.Registry, name); st.Count != 15 || errorCount(st) != 0 {
+			t.Errorf("%s: count %d errors %v, want 15 (30 operations, 2 per pass)", name, st.Count, st.Errors)
 		}
 	}
 
@@ -411,5 +412,47 @@ operations:
 	if resp.Hist.Max() < svc.Hist.Max() || resp.Hist.Mean() < 0.99*svc.Hist.Mean() {
 		t.Errorf("response time (mean %.0fµs, max %dµs) below service time (mean %.0fµs, max %dµs)",
 			resp.Hist.Mean(), resp.Hist.Max(), svc.Hist.Mean(), svc.Hist.Max())
+	}
+}
+
+// max_operations counts a composite as one operation, however many steps it
+// has (YCSB's operationcount counts a read-modify-write once), while its
+// steps are still measured one by one.
+func TestCompositeCountsOnceTowardMaxOperations(t *testing.T) {
+	t.Parallel()
+
+	const planned = 300
+
+	r := newRig(t, `name: t
+database: bench
+vars:
+  key: {^int: {min: 1, max: 1000}}
+collections: [{name: c}]
+run:
+  concurrency: 3
+  timeout: 5s
+  max_operations: 300
+operations:
+  - {name: ins, op: insertOne, collection: c, document: {x: 1}}
+  - name: rmw
+    weight: 3
+    steps:
+      - {name: read, op: findOne, collection: c, filter: {_id: {^var: key}}}
+      - {name: update, op: updateOne, collection: c, filter: {_id: {^var: key}}, update: {$inc: {n: 1}}}
+`, wiretest.Config{}, nil)
+
+	res := r.run(r.phases()[0])
+
+	ins := opStats(t, res.Registry, "ins")
+	rmw := opStats(t, res.Registry, "rmw")
+
+	if n := ins.Count + rmw.Count; n != planned {
+		t.Fatalf("ins %d + rmw %d = %d operations, want max_operations = %d", ins.Count, rmw.Count, n, planned)
+	}
+
+	for _, name := range []string{"rmw/read", "rmw/update"} {
+		if st := opStats(t, res.Registry, name); st.Count != rmw.Count {
+			t.Errorf("%s: count %d, want the composite's %d", name, st.Count, rmw.Count)
+		}
 	}
 }
