@@ -492,3 +492,47 @@ func operationValue(o result.Operation, seconds float64, fig Figure) (float64, b
 
 	return o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs), true
 }
+
+// RunBlock builds the block of a single run whose contenders are the
+// operations of each measured phase, such as the two sides of a query tweak
+// run alternately in one sequence: per phase, the operations compared
+// interval by interval on fig (its Operation is ignored). The operations of
+// a phase share its intervals, so an interval pairs them in time; but the
+// intervals of one run are not independent, so the intervals are
+// optimistic, as those of compare are. Iterations and composites are left
+// out: they are the sum of the operations compared.
+func RunBlock(res *result.Result, fig Figure) Block {
+	fig.Operation = ""
+	b := Block{Figure: fig, Samples: "interval", Design: verdict.Paired}
+
+	if res == nil {
+		return b
+	}
+
+	for i := range res.Phases {
+		p := &res.Phases[i]
+		if p.Excluded || p.Model == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":") {
+			continue
+		}
+
+		var samples []verdict.Sample
+
+		for k, iv := range p.Intervals {
+			secs := iv.End.Sub(iv.Start).Seconds()
+
+			for _, o := range iv.Operations {
+				if o.Unit != "" {
+					continue
+				}
+
+				if v, ok := operationValue(o, secs, fig); ok {
+					samples = append(samples, verdict.Sample{Variant: o.Name, Round: k, Value: v})
+				}
+			}
+		}
+
+		b.add("operations of the "+p.Name+" phase", samples)
+	}
+
+	return b
+}

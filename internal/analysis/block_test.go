@@ -215,3 +215,65 @@ func TestFilesBlock(t *testing.T) {
 		t.Errorf("lines %+v", l)
 	}
 }
+
+// TestRunBlock ranks the operations of each measured phase of one run,
+// interval by interval: in the run phase slow is 5× fast with a drift common
+// to both (which pairing by interval removes), the iteration unit and the
+// excluded warm-up phase take no part, and a phase of three intervals is
+// inconclusive.
+func TestRunBlock(t *testing.T) {
+	t.Parallel()
+
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	interval := func(k int, p50s map[string]float64) result.Interval {
+		iv := result.Interval{Start: start.Add(time.Duration(k) * time.Second), End: start.Add(time.Duration(k+1) * time.Second)}
+		for _, name := range []string{"fast", "slow", "iteration"} {
+			p50, ok := p50s[name]
+			if !ok {
+				continue
+			}
+
+			o := result.Operation{Name: name, Count: 10, LatencyUS: result.Latency{Mean: p50, P50: p50}}
+			if name == "iteration" {
+				o.Unit = result.UnitIteration
+			}
+
+			iv.Operations = append(iv.Operations, o)
+		}
+
+		return iv
+	}
+
+	drift := []float64{1, 1.3, 0.8, 1.1, 0.9, 1.2, 1.05, 0.95}
+
+	var run, short, warm result.Phase
+
+	run.Name, short.Name, warm.Name, warm.Excluded = "run", "short", "warm", true
+
+	for k, d := range drift {
+		run.Intervals = append(run.Intervals, interval(k, map[string]float64{"fast": 100 * d, "slow": 500 * d * (1 + 0.01*float64(k%3)), "iteration": 600 * d}))
+		warm.Intervals = append(warm.Intervals, interval(k, map[string]float64{"fast": 1, "slow": 1e6}))
+	}
+
+	for k := range 3 {
+		short.Intervals = append(short.Intervals, interval(k, map[string]float64{"fast": 100, "slow": 500}))
+	}
+
+	b := RunBlock(&result.Result{Phases: []result.Phase{warm, run, short}}, DefaultFigure)
+	if len(b.Groups) != 2 || b.Groups[0].Title != "operations of the run phase" || b.Groups[1].Title != "operations of the short phase" {
+		t.Fatalf("groups %+v, want the run and short phases only", b.Groups)
+	}
+
+	lines := b.Groups[0].Lines
+	if len(lines) != 2 || lines[0].Name != "fast" || lines[1].Name != "slow" {
+		t.Fatalf("run phase lines %+v, want fast then slow, no iteration", lines)
+	}
+
+	if l := lines[1]; l.Kind != verdict.Difference || l.RatioLo > 5 || l.RatioHi < 5 || l.RatioLo <= 1 {
+		t.Errorf("slow: %s (kind %v, CI %.2f–%.2f), want a difference whose CI holds 5 and excludes 1", l.Verdict, l.Kind, l.RatioLo, l.RatioHi)
+	}
+
+	if l := b.Groups[1].Lines[1]; l.Kind != verdict.Inconclusive {
+		t.Errorf("short phase: %s, want inconclusive with 3 intervals", l.Verdict)
+	}
+}

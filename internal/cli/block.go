@@ -5,21 +5,47 @@ import (
 
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/threshold"
+	"github.com/mongobench/mongobench/internal/workload"
 )
 
 // printComparisonBlock prints the comparison block that ends a study: the
 // variants (and targets) ranked on the study's figure, each with its
 // verdict and confidence interval.
-func printComparisonBlock(w io.Writer, res *result.Result) {
-	analysis.MatrixBlock(res.Matrix, studyFigure(res)).WriteText(w)
+func printComparisonBlock(w io.Writer, spec *workload.Spec, res *result.Result) {
+	analysis.MatrixBlock(res.Matrix, studyFigure(spec)).WriteText(w)
 }
 
-// studyFigure is the figure a study's question is about: the median latency
-// of the operation (or sequence iteration) its run.compare_on names, else of
-// its first operation.
-func studyFigure(res *result.Result) analysis.Figure {
+// printRunBlock prints the comparison block of a single run whose workload
+// names its figure (run.compare_by or run.compare_cost): per phase, its
+// operations ranked on it. Without them a run's operations are different
+// requests, not contenders, and no block is printed.
+func printRunBlock(w io.Writer, spec *workload.Spec, res *result.Result) {
+	if spec.Run.CompareBy == "" && !spec.Run.CompareCost {
+		return
+	}
+
+	analysis.RunBlock(res, studyFigure(spec)).WriteText(w)
+}
+
+// studyFigure is the figure a study's question is about: the operation (or
+// sequence iteration) of run.compare_on, else the first operation; the
+// metric of run.compare_by (p50 by default, or the latency per returned
+// document); with run.compare_cost, each line's cost over the best.
+func studyFigure(spec *workload.Spec) analysis.Figure {
 	f := analysis.DefaultFigure
-	f.Operation = res.Workload.CompareOn
+	f.Operation = spec.Run.CompareOn
+	f.Cost = spec.Run.CompareCost
+
+	switch by := spec.Run.CompareBy; by {
+	case "":
+	case workload.PerDocFigure:
+		f.PerDoc = true
+	default:
+		if m, err := threshold.ParseMetric(by); err == nil { // validated with the workload
+			f.Metric = m
+		}
+	}
 
 	return f
 }
@@ -41,8 +67,8 @@ func printFilesBlock(w io.Writer, files []*analysis.File) {
 
 // comparisonBlockMarkdown is the comparison block as a Markdown section,
 // for the end of a matrix's Markdown file; empty when nothing is compared.
-func comparisonBlockMarkdown(res *result.Result) string {
-	md := analysis.MatrixBlock(res.Matrix, studyFigure(res)).Markdown()
+func comparisonBlockMarkdown(spec *workload.Spec, res *result.Result) string {
+	md := analysis.MatrixBlock(res.Matrix, studyFigure(spec)).Markdown()
 	if md == "" {
 		return ""
 	}

@@ -129,11 +129,11 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 
 	printMatrix(tableWriter(st, f), m)
 	printVerification(tableWriter(st, f), res)
-	printComparisonBlock(tableWriter(st, f), res)
+	printComparisonBlock(tableWriter(st, f), base, res)
 	resultsWritten(st, out)
 
 	if f.markdown != "" {
-		if err := writeMarkdownAtomic(f.markdown, res); err != nil {
+		if err := writeMarkdownAtomic(f.markdown, base, res); err != nil {
 			return failed("writing %s: %v", f.markdown, err)
 		}
 
@@ -214,11 +214,11 @@ func printTable(w io.Writer, header []string, rows [][]string, markdown bool) {
 
 // writeMarkdownAtomic writes the matrix as Markdown atomically, so that a
 // reader never sees half a file.
-func writeMarkdownAtomic(path string, res *result.Result) error {
+func writeMarkdownAtomic(path string, spec *workload.Spec, res *result.Result) error {
 	var b strings.Builder
 
 	writeMatrix(&b, res.Matrix, true)
-	b.WriteString(comparisonBlockMarkdown(res))
+	b.WriteString(comparisonBlockMarkdown(spec, res))
 
 	return atomicfile.WriteBytes(path, []byte(b.String()))
 }

@@ -253,6 +253,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	printSummary(tableWriter(st, f), res)
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
+	printRunBlock(tableWriter(st, f), variants[0].Spec, res)
 	resultsWritten(st, out)
 
 	if err := writeRunReport(st, f, out, res); err != nil {

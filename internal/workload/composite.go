@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mongobench/mongobench/internal/threshold"
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
 
@@ -90,9 +91,19 @@ func (v *validator) compositeRefs(path string, name string) {
 	}
 }
 
-// compareOn checks run.compare_on: "iteration" needs a phase that runs a
+// PerDocFigure is the run.compare_by of the mean latency per returned
+// document.
+const PerDocFigure = "per_doc"
+
+// compareOn checks run.compare_by and run.compare_on: "iteration" needs a phase that runs a
 // sequence, anything else must name an operation or a composite's step.
 func (v *validator) compareOn() {
+	if by := v.s.Run.CompareBy; by != "" && by != PerDocFigure {
+		if _, err := threshold.ParseMetric(by); err != nil {
+			v.at("run.compare_by", "%v (or %q for the latency per returned document)", err, PerDocFigure)
+		}
+	}
+
 	name := v.s.Run.CompareOn
 	if name == "" {
 		if v.set("run.compare_on") {

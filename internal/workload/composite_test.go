@@ -153,6 +153,16 @@ func TestCompareOn(t *testing.T) {
 			yaml: strings.Replace(compositeBase, "  timeout: 3s\n", "  timeout: 3s\n  compare_on: \"\"\n", 1),
 			want: []string{"run.compare_on: must not be empty"},
 		},
+		"a metric and a cost": {
+			yaml: strings.Replace(compositeBase, "  timeout: 3s\n", "  timeout: 3s\n  compare_on: ins\n  compare_by: p99.9\n  compare_cost: true\n", 1),
+		},
+		"per document": {
+			yaml: strings.Replace(compositeBase, "  timeout: 3s\n", "  timeout: 3s\n  compare_on: ins\n  compare_by: per_doc\n", 1),
+		},
+		"unknown metric": {
+			yaml: strings.Replace(compositeBase, "  timeout: 3s\n", "  timeout: 3s\n  compare_by: p50ms\n", 1),
+			want: []string{`run.compare_by: bad percentile "p50ms"`, `(or "per_doc" for the latency per returned document)`},
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -245,6 +245,17 @@ type Run struct {
 	// (a composite's step as "composite/step"). Analysis and printing put
 	// it first.
 	CompareOn string `yaml:"compare_on" json:"compare_on,omitempty"`
+
+	// CompareBy is the metric of the comparison block: any metric of the
+	// threshold grammar (p50, p99.9, mean, max, throughput, error_rate), or
+	// "per_doc" for the mean latency per returned document (decode cost).
+	// Empty means p50.
+	CompareBy string `yaml:"compare_by" json:"compare_by,omitempty"`
+
+	// CompareCost adds to each line of the comparison block its difference
+	// from the best with a confidence interval, for questions that are
+	// costs (decode cost per document = struct − none).
+	CompareCost bool `yaml:"compare_cost" json:"compare_cost,omitempty"`
 }
 
 // Phase is one stage of a run with its own operations and load model:
