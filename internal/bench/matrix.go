@@ -58,6 +58,10 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 	closeAll := func() {
 		for _, mt := range opened {
 			if mt != nil {
+				if !r.opts.KeepDB {
+					mt.dropKept(r.msg)
+				}
+
 				mt.tgt.close(r.msg)
 			}
 		}
@@ -147,6 +151,28 @@ type matrixTarget struct {
 	tgt    *openedTarget
 	info   target.ServerInfo
 	failed bool // a trial failed: the target runs no more trials
+
+	// kept are the databases its trials claimed, dropped once when the
+	// target closes rather than after every trial: each trial resets its
+	// database (drops its collections) anyway, and FerretDB on SQLite
+	// fails with disk I/O errors when a dropped database is created again.
+	kept map[string]target.Ownership
+}
+
+// dropKept drops the databases the target's trials kept, once, bounded
+// as after a single trial: briefly when a trial failed (the server may be
+// gone), else as for a live server.
+func (mt *matrixTarget) dropKept(msgs Messages) {
+	bound := liveCleanupTimeout
+	if mt.failed {
+		bound = cleanupTimeout
+	}
+
+	for db, own := range mt.kept {
+		dropAfterRun(msgs, mt.tgt, db, own, bound)
+	}
+
+	mt.kept = nil
 }
 
 // openMatrixTarget launches (or connects to) a target and describes it in
@@ -224,7 +250,15 @@ func (r *run) matrixTrial(ctx context.Context, mt *matrixTarget, v *Compiled, ro
 	name := variantName(v.Spec)
 	r.msg.Printf("== %s · %s · round %d/%d\n", mt.name, name, round, rounds)
 
-	res, final, err := r.executeTrial(ctx, mt.tgt, mt.info, v, trialOptions{evidence: round == rounds})
+	keep := func(db string, own target.Ownership) {
+		if mt.kept == nil {
+			mt.kept = map[string]target.Ownership{}
+		}
+
+		mt.kept[db] = own
+	}
+
+	res, final, err := r.executeTrial(ctx, mt.tgt, mt.info, v, trialOptions{evidence: round == rounds, keep: keep})
 	if err != nil {
 		return nil, err
 	}

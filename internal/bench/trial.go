@@ -46,6 +46,10 @@ func (r *run) describe(ctx context.Context, tgt *openedTarget) (target.ServerInf
 type trialOptions struct {
 	// evidence samples server counters and explains the operations.
 	evidence bool
+
+	// keep, when set, takes the claimed database instead of dropping it
+	// after the trial: the caller drops it once, after its last trial.
+	keep func(db string, own target.Ownership)
 }
 
 // executeTrial runs one variant on one target: claims and resets the
@@ -64,7 +68,11 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 
 	var final *runner.PhaseResult
 
-	if !r.opts.KeepDB {
+	switch {
+	case r.opts.KeepDB:
+	case opts.keep != nil:
+		opts.keep(spec.Database, own)
+	default:
 		defer func() { dropAfterRun(r.msg, tgt, spec.Database, own, cleanupBound(final)) }()
 	}
 
