@@ -130,6 +130,12 @@ func createSchema(ctx context.Context, db *mongo.Database, spec *workload.Spec) 
 		return nil
 	}
 
+	return schemaFailure(spec, err)
+}
+
+// schemaFailure explains a failure to create the workload's collections and
+// indexes, naming the missing feature users meet on some servers.
+func schemaFailure(spec *workload.Spec, err error) error {
 	msg := err.Error()
 
 	var se mongo.ServerError

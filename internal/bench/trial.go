@@ -10,6 +10,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/errkind"
+	"github.com/mongobench/mongobench/internal/op"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/runner"
@@ -236,10 +237,10 @@ func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.S
 	}
 
 	if own.Owned {
-		if err := target.Reset(ctx, client, spec.Database, own); err != nil {
-			return own, failed("resetting database %q: %v", spec.Database, err)
-		}
-	} else if err := claimCollections(ctx, client, spec, &own); err != nil {
+		return own, resetAndCreate(ctx, client, spec, own)
+	}
+
+	if err := claimCollections(ctx, client, spec, &own); err != nil {
 		return own, err
 	}
 
@@ -253,6 +254,43 @@ func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.S
 
 	return own, nil
 }
+
+// resetAndCreate empties a database mongobench owns and creates the
+// workload's collections and indexes. An operation the previous trial
+// abandoned at its end (the client stops waiting, the server does not) can
+// still re-create a collection right after the reset, such as a
+// createIndexes of the cleanup study: a collection that exists although the
+// reset dropped it is then dropped again, a few times, before giving up.
+func resetAndCreate(ctx context.Context, client *mongo.Client, spec *workload.Spec, own target.Ownership) error {
+	const tries = 4
+
+	for try := 1; ; try++ {
+		if err := target.Reset(ctx, client, spec.Database, own); err != nil {
+			return failed("resetting database %q: %v", spec.Database, err)
+		}
+
+		err := op.CreateSchema(ctx, client.Database(spec.Database), spec)
+
+		var se mongo.ServerError
+		if try == tries || !errors.As(err, &se) || !se.HasErrorCode(namespaceExists) {
+			if err != nil {
+				return schemaFailure(spec, err)
+			}
+
+			return nil
+		}
+
+		select {
+		case <-ctx.Done():
+			return failed("setting up database %q: %v", spec.Database, ctx.Err())
+		case <-time.After(time.Duration(try) * 250 * time.Millisecond):
+		}
+	}
+}
+
+// namespaceExists is the server's error code for creating a collection
+// that exists.
+const namespaceExists = 48
 
 // claimCollections records, in a database the user allowed mongobench to use
 // (--allow-existing-db), the workload's collections as mongobench's, after
