@@ -8,24 +8,6 @@ import (
 	"github.com/mongobench/mongobench/internal/runner"
 )
 
-// keyOverheadWorkload is BenchmarkOverhead's engine side with the findOne's
-// _id drawn by a key distribution over a million keys.
-const keyOverheadWorkload = `
-name: overhead
-database: ` + overheadDB + `
-collections:
-  - name: ` + overheadColl + `
-run:
-  concurrency: %d
-  max_operations: %d
-  interval: 1s
-operations:
-  - name: find_one
-    op: findOne
-    collection: ` + overheadColl + `
-    filter: {_id: %s}
-`
-
 // BenchmarkKeyOverhead measures the engine's client CPU per findOne when
 // its key is drawn uniformly and when it is drawn by YCSB's scrambled
 // zipfian, back to back at each concurrency, against a null server in
@@ -43,7 +25,7 @@ func BenchmarkKeyOverhead(b *testing.B) {
 			{"scrambled_zipfian", "{^zipfian: {min: 0, max: 999999, scrambled: true}}"},
 		} {
 			b.Run(fmt.Sprintf("%s/c=%d", d.name, c), func(b *testing.B) {
-				eng, plan := compileWorkload(b, client, fmt.Sprintf(keyOverheadWorkload, c, b.N, d.key))
+				eng, plan := compileWorkload(b, client, fmt.Sprintf(overheadWorkload, c, b.N, d.key))
 
 				if err := driverLoop(coll, c, max(1000, 50*c)); err != nil {
 					b.Fatal(err)

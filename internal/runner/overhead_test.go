@@ -119,8 +119,9 @@ const (
 	overheadColl = "items"
 )
 
-// overheadWorkload is the engine's side: one findOne with a static filter,
-// closed-loop, ending after max_operations (filled in per run).
+// overheadWorkload is the engine's side: one findOne, closed-loop, ending
+// after max_operations; concurrency, max_operations and the _id of the
+// filter (a static "x", or a key distribution) are filled in per run.
 const overheadWorkload = `
 name: overhead
 database: ` + overheadDB + `
@@ -134,7 +135,7 @@ operations:
   - name: find_one
     op: findOne
     collection: ` + overheadColl + `
-    filter: {_id: "x"}
+    filter: {_id: %s}
 `
 
 // connect returns a client with a pool large enough for every concurrency
@@ -277,7 +278,7 @@ func BenchmarkOverhead(b *testing.B) {
 func compileOverhead(tb testing.TB, client *mongo.Client, c, n int) (*runner.Engine, runner.PhasePlan) {
 	tb.Helper()
 
-	return compileWorkload(tb, client, fmt.Sprintf(overheadWorkload, c, n))
+	return compileWorkload(tb, client, fmt.Sprintf(overheadWorkload, c, n, `"x"`))
 }
 
 func compileWorkload(tb testing.TB, client *mongo.Client, src string) (*runner.Engine, runner.PhasePlan) {
