@@ -256,6 +256,12 @@ type Run struct {
 	// from the best with a confidence interval, for questions that are
 	// costs (decode cost per document = struct − none).
 	CompareCost bool `yaml:"compare_cost" json:"compare_cost,omitempty"`
+
+	// Client is the client stack that runs the measured phases: "go"
+	// (empty; mongobench's own engine) or an external stack such as
+	// node-mongoose (see package client and docs/clients.md). It is
+	// checked by package client, which owns the list of stacks.
+	Client string `yaml:"client" json:"client,omitempty"`
 }
 
 // Phase is one stage of a run with its own operations and load model:

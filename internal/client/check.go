@@ -1,0 +1,108 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mongobench/mongobench/internal/op"
+	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/yamlpos"
+)
+
+// Check returns, positioned at the field at fault, every part of spec that
+// its client (run.client) cannot run: an unknown client; for an external
+// stack, phases that are not closed loops (open loop, ramps, growth blocks,
+// background jobs, sequences), composite operations, administration kinds
+// (drop, createIndexes, runCommand) and decode modes, which are the Go
+// engine's. Each message names the client, so that a variant's error says
+// which stack refused it.
+func Check(spec *workload.Spec) []error {
+	c := &checker{spec: spec, client: spec.Run.Client}
+
+	if err := checkName(c.client); err != nil {
+		c.at("run.client", "%v", err)
+		return c.errs
+	}
+
+	if !External(c.client) {
+		return nil
+	}
+
+	phases, paths := spec.PhaseList()
+	for i, p := range phases {
+		c.phase(paths[i], p)
+	}
+
+	for i := range spec.Operations {
+		c.operation(yamlpos.Index("operations", i), &spec.Operations[i])
+	}
+
+	yamlpos.Sort(c.errs)
+
+	return c.errs
+}
+
+// checker collects Check's positioned errors.
+type checker struct {
+	spec   *workload.Spec
+	client string
+	errs   []error
+}
+
+// at reports a problem with the field at path, or at its nearest written
+// parent.
+func (c *checker) at(path, format string, args ...any) {
+	p := path
+
+	n := c.spec.Node(p)
+	for n == nil && p != "" {
+		p = parent(p)
+		n = c.spec.Node(p)
+	}
+
+	e := yamlpos.At(n, path, format, args...)
+	e.File = c.spec.File()
+	c.errs = append(c.errs, e)
+}
+
+// parent strips the last element of a field path.
+func parent(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '.' || p[i] == '[' {
+			return p[:i]
+		}
+	}
+
+	return ""
+}
+
+// phase checks that a phase is a plain closed loop.
+func (c *checker) phase(path string, p *workload.Phase) {
+	switch {
+	case p.Model() != workload.ModelClosed:
+		c.at(path, "client %s runs closed-loop phases only; this phase's load model is %s (use client go for it)", c.client, p.Model())
+	case len(p.Sequence) > 0:
+		c.at(yamlpos.Field(path, "sequence"), "client %s runs a weighted mix of single operations; sequences run with client go only", c.client)
+	}
+
+	if len(p.Background) > 0 {
+		c.at(yamlpos.Field(path, "background"), "client %s cannot run background jobs; they run with client go only", c.client)
+	}
+}
+
+// operation checks that an operation is one call the stack can make.
+func (c *checker) operation(path string, o *workload.Operation) {
+	switch {
+	case len(o.Steps) > 0:
+		c.at(yamlpos.Field(path, "steps"), "operation %q: client %s runs single operations; composite operations run with client go only", o.Name, c.client)
+	case !slices.Contains(op.ArgsKinds(), o.Op):
+		c.at(yamlpos.Field(path, "op"), "operation %q: client %s has no call for kind %s (only %v); run it with client go", o.Name, c.client, o.Op, op.ArgsKinds())
+	}
+
+	if o.Decode != "" {
+		c.at(yamlpos.Field(path, "decode"), "operation %q: decode is how the Go engine maps documents; client %s maps them its own way, so decode must not be set", o.Name, c.client)
+	}
+}
+
+// String describes the stack for messages and headers.
+func (s Stack) String() string { return fmt.Sprintf("%s (%s)", s.Name, s.Describe) }

@@ -1,0 +1,116 @@
+// Package client runs a workload's operations through the client stack a
+// team actually runs (the Node.js driver, Mongoose, PyMongo, MongoEngine)
+// instead of mongobench's own Go driver calls, so that an ODM's cost
+// (building model instances, casting, hydration) is measured where the
+// application pays it.
+//
+// mongobench keeps generating every operation's arguments itself (the same
+// seeded worker scopes, the same weighted picks) and sends them, ahead of
+// time and in batches, to an adapter process written in the stack's own
+// language; the adapter times each call and sends the latencies back, raw,
+// and the runner records them into the same histograms as the Go engine's
+// (runner/external.go). The two talk JSON Lines over the adapter's standard
+// input and output: protocol.go, and docs/clients.md for the adapters'
+// side.
+//
+// The stacks are a registry (this file, with one file per language family:
+// stack_node.go, stack_python.go); their adapters' sources are embedded in
+// the binary (package clients at the repository's root) and installed into
+// the user's cache directory by `mongobench clients install` (install.go).
+package client
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Go is the default client: mongobench's own engine on the official Go
+// driver, which needs no adapter.
+const Go = "go"
+
+// Stack is one client stack an adapter can run.
+type Stack struct {
+	// Name is how workloads, variants and --client name it.
+	Name string
+
+	// Family is the language family whose adapter runs it.
+	Family *Family
+
+	// ODM is true for object-document mappers, which have no idiomatic
+	// call for administration kinds (drop, createIndexes, runCommand).
+	ODM bool
+
+	// Describe says in a few words what the stack is, for `mongobench
+	// clients`.
+	Describe string
+}
+
+// Family is a language runtime with one adapter program serving several
+// stacks: installed once, started with --stack.
+type Family struct {
+	// Name is the directory of its sources in the embedded tree and in
+	// the cache ("node", "python").
+	Name string
+
+	// Runtime is the interpreter program looked up on PATH to tell whether
+	// the family can be installed at all.
+	Runtime string
+
+	// VersionArgs make Runtime print its version.
+	VersionArgs []string
+
+	// Install are the commands that install the adapter's dependencies in
+	// its directory, in order; each is a program and its arguments, the
+	// program relative to the directory when it starts with "./".
+	Install [][]string
+
+	// Ready is a file, relative to the installed directory, that exists
+	// once Install succeeded (written last by the installer).
+	Ready string
+
+	// Command returns the command line that starts the adapter of stack
+	// in installed directory dir.
+	Command func(dir, stack string) []string
+}
+
+// Stacks lists every external client stack, in display order. It is a
+// function so that no caller can change the registry.
+func Stacks() []Stack {
+	return append(nodeStacks(nodeFamily()), pythonStacks(pythonFamily())...)
+}
+
+// Names lists every client name a workload may write, go first.
+func Names() []string {
+	names := []string{Go}
+	for _, s := range Stacks() {
+		names = append(names, s.Name)
+	}
+
+	return names
+}
+
+// Lookup returns the external stack called name; false for go and for
+// unknown names.
+func Lookup(name string) (Stack, bool) {
+	for _, s := range Stacks() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+
+	return Stack{}, false
+}
+
+// External reports whether name is an external stack (anything but go or
+// empty, which means go).
+func External(name string) bool { return name != "" && name != Go }
+
+// checkName returns an error for a name that is no client.
+func checkName(name string) error {
+	if name == "" || slices.Contains(Names(), name) {
+		return nil
+	}
+
+	return fmt.Errorf("unknown client %q (known: %s)", name, strings.Join(Names(), ", "))
+}
