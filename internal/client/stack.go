@@ -65,10 +65,6 @@ type Family struct {
 	// program relative to the directory when it starts with "./".
 	Install [][]string
 
-	// Ready is a file, relative to the installed directory, that exists
-	// once Install succeeded (written last by the installer).
-	Ready string
-
 	// Command returns the command line that starts the adapter of stack
 	// in installed directory dir.
 	Command func(dir, stack string) []string

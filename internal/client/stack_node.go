@@ -13,7 +13,6 @@ func nodeFamily() *Family {
 		Runtime:     "node",
 		VersionArgs: []string{"--version"},
 		Install:     [][]string{{"npm", "ci", "--omit=dev", "--no-audit", "--no-fund"}},
-		Ready:       "node_modules/.mongobench-installed",
 		Command: func(dir, stack string) []string {
 			return []string{"node", filepath.Join(dir, "adapter.js"), "--stack", stack}
 		},

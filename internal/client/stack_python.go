@@ -17,7 +17,6 @@ func pythonFamily() *Family {
 			{"python3", "-m", "venv", "venv"},
 			{"./venv/bin/pip", "install", "--disable-pip-version-check", "-r", "requirements.txt"},
 		},
-		Ready: "venv/.mongobench-installed",
 		Command: func(dir, stack string) []string {
 			return []string{filepath.Join(dir, "venv", "bin", "python"), filepath.Join(dir, "adapter.py"), "--stack", stack}
 		},
