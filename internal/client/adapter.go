@@ -43,6 +43,9 @@ type Config struct {
 	// LogDir receives the adapter's standard error, sanitized.
 	LogDir string
 
+	// Env are extra environment variables of the adapter.
+	Env []string
+
 	// Handshake bounds the wait for the adapter's ready line (0: 60s, a
 	// cold interpreter that loads an ODM and connects).
 	Handshake time.Duration
@@ -150,7 +153,7 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Stderr = log
 	cmd.SysProcAttr = procAttr()
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), cfg.Env...)
 
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/mongobench/mongobench/internal/client"
 	"github.com/mongobench/mongobench/internal/datagen"
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/op"
@@ -40,6 +41,11 @@ type Engine struct {
 	// client's server selection timeout, the time the driver itself waits
 	// for a server before it gives up. Zero leaves only AbortAfter.
 	Unreachable time.Duration
+
+	// Client, when not nil, runs the measured phases' operations in an
+	// external client stack instead of the Go driver (external.go); DB
+	// still serves the load steps.
+	Client *client.Adapter
 }
 
 func (e *Engine) observer() Observer {
@@ -130,6 +136,9 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 	}
 
 	construct, ok := executors[p.Model]
+	if e.Client != nil {
+		construct = newExternal // validation allows closed loops only
+	}
 	if !ok {
 		// Unreachable for a validated spec (every model has an
 		// executor, which a test checks); refused rather than run wrong.
@@ -180,7 +189,7 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 
 	out := drive(ctx, cfg, run)
 
-	out.Schedule, out.Targets, out.Blocks = res.Schedule, res.Targets, res.Blocks
+	out.Schedule, out.Targets, out.Blocks, out.Starved = res.Schedule, res.Targets, res.Blocks, res.Starved
 	typical := typicalService(out.Service)
 
 	for _, j := range jobs {

@@ -123,6 +123,10 @@ type PhaseResult struct {
 
 	// FirstError is the first failure seen (nil if none), for messages.
 	FirstError error
+
+	// Starved counts the waits of an external client's workers on an
+	// empty queue of operations (see external.go); 0 for the Go engine.
+	Starved int64
 }
 
 // Target is the plan at one interval's end.

@@ -27,9 +27,11 @@ type node struct {
 	// that is not measured (a growth block's sequence).
 	rec int
 
-	// fn runs an operation (nil for a group), bounded by timeout.
+	// fn runs an operation (nil for a group), bounded by timeout; o is
+	// the operation, whose arguments an external client is sent.
 	fn      op.Func
 	timeout time.Duration
+	o       *op.Operation
 
 	// steps are a group's nodes, run in order.
 	steps []*node
@@ -118,7 +120,7 @@ func (e *Engine) bind(all []*op.Operation, used map[string]bool, sequence []stri
 
 // leaf binds one operation.
 func leaf(o *op.Operation, db *mongo.Database) *node {
-	return &node{fn: o.BindUntimed(db), timeout: o.Timeout}
+	return &node{fn: o.BindUntimed(db), timeout: o.Timeout, o: o}
 }
 
 // group returns an unmeasured group of the named nodes, in order.
