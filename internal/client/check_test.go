@@ -21,7 +21,7 @@ func TestCheck(t *testing.T) {
 		yaml string
 		want []string
 	}{
-		"go default": {yaml: "run:\n  duration: 1s\n" + ops},
+		"go default":  {yaml: "run:\n  duration: 1s\n" + ops},
 		"closed loop": {yaml: "run:\n  duration: 1s\n  client: node-mongoose\n" + ops},
 		"unknown": {
 			yaml: "run:\n  duration: 1s\n  client: node-prisma\n" + ops,
