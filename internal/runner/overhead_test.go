@@ -21,6 +21,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/mongobench/mongobench/internal/client/clienttest"
 	"github.com/mongobench/mongobench/internal/datagen"
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/op"
@@ -36,6 +37,8 @@ import (
 const serveEnv = "MONGOBENCH_WIRETEST_SERVE"
 
 func TestMain(m *testing.M) {
+	clienttest.MaybeRun() // the client protocol's peer, for external_test.go
+
 	if addr, ok := os.LookupEnv(serveEnv); ok {
 		os.Exit(serveWiretest(addr))
 	}
