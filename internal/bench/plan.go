@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/client"
 	"github.com/mongobench/mongobench/internal/datagen"
 	"github.com/mongobench/mongobench/internal/op"
 	"github.com/mongobench/mongobench/internal/redact"
@@ -39,6 +41,11 @@ func Compile(spec *workload.Spec) (*Compiled, []error) {
 
 	loads, errs := op.CompileLoad(spec, env)
 	if len(errs) > 0 {
+		return nil, errs
+	}
+
+	// The client stack must be able to run every phase and operation.
+	if errs := client.Check(spec); len(errs) > 0 {
 		return nil, errs
 	}
 
@@ -98,6 +105,14 @@ type Options struct {
 
 	// Version is the mongobench version recorded in the results.
 	Version string
+
+	// Clients finds the installed adapters of external client stacks
+	// (run.client); nil refuses workloads that name one.
+	Clients *client.Installer
+
+	// ClientProfile, when not empty, asks each trial's adapter for a CPU
+	// profile written with this path prefix (numbered in a matrix).
+	ClientProfile string
 }
 
 // Matrix reports whether the plan compares something: several variants,
@@ -196,6 +211,9 @@ type run struct {
 	opts  *Options
 	hooks Hooks
 	msg   Messages
+
+	// clientTrials numbers the client profiles of a matrix's trials.
+	clientTrials atomic.Int64
 }
 
 type noMessages struct{}

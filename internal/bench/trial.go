@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/client"
 	"github.com/mongobench/mongobench/internal/errkind"
 	"github.com/mongobench/mongobench/internal/op"
 	"github.com/mongobench/mongobench/internal/redact"
@@ -107,6 +108,24 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 
 	rb := newResultBuilder(r.hooks.Now(), r.opts.Version, r.plan.Path, spec, tgt, info)
 
+	var (
+		tc      *trialClient
+		starved int64
+	)
+
+	if client.External(spec.Run.Client) {
+		if tc, err = r.startClient(ctx, tgt, w); err != nil {
+			return nil, nil, err
+		}
+
+		eng.Client = tc.adapter
+		defer func() {
+			if tc != nil { // an early return: the adapter still runs
+				tc.finish(0)
+			}
+		}()
+	}
+
 	for _, l := range w.Loads {
 		smp.setPhase(l.Name())
 		r.msg.Step("waiting for the %s load's insert batches in flight (at most %d), then writing the results so far", l.Name(), l.Spec.Concurrency)
@@ -128,6 +147,12 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 		r.msg.Step("waiting for the operations in flight of phase %q (at most %d), then writing the results so far", p.Name, inFlightBound(p))
 		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.Ops})
 		rb.add(final, !p.Measured())
+		starved += final.Starved
+	}
+
+	if tc != nil {
+		rb.res.Client = tc.finish(starved)
+		tc = nil
 	}
 
 	r.msg.Step("gathering the results")

@@ -94,6 +94,9 @@ type Result struct {
 	// Operations is a copy of the main phase's operations (see MainPhase),
 	// so that simple readers need not know about phases.
 	Operations []Operation `json:"operations"`
+	// Client is the external client stack that ran the measured phases;
+	// nil for mongobench's Go engine (client.go).
+	Client *Client `json:"client,omitempty"`
 }
 
 // Workload identifies the workload that was run.
