@@ -120,6 +120,7 @@ command gracefully.`,
 		newTestServerCommand(st),
 		newReportCommand(st),
 		newCompareCommand(st),
+		newClientsCommand(st),
 	)
 
 	return root

@@ -36,6 +36,8 @@ type runFlags struct {
 	rounds        int
 	set           []string // --set name=value, workload parameters
 	maxOps        int64    // --max-operations
+	client        string   // --client, overriding run.client
+	clientProfile string   // --client-profile PREFIX
 
 	// serverSelection is --server-selection-timeout, or the workload's
 	// run.server_selection_timeout when the flag is not given.
@@ -106,6 +108,10 @@ verdict and 95% confidence interval.`,
 				return badInput("--server-selection-timeout must be > 0")
 			}
 
+			if err := checkClientFlags(cmd.Flags().Changed, &f); err != nil {
+				return err
+			}
+
 			if f.mongodBinary == "" {
 				f.mongodBinary = st.Getenv(workload.MongodBinaryEnv)
 			}
@@ -139,6 +145,7 @@ verdict and 95% confidence interval.`,
 		"interleaved trial rounds of a comparison, overriding run.rounds and trials.rounds (default 6, the least for a 95% CI)")
 	fl.StringArrayVar(&f.set, "set", nil, "set a parameter declared in the workload's params block, repeatable: name=value (checked against its type)")
 	fl.Int64Var(&f.maxOps, "max-operations", 0, "stop each phase after this many operations, overriding run.max_operations")
+	addClientFlags(fl, &f)
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
 
@@ -170,6 +177,11 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	}
 
 	variants, err := compileVariants(path, w, f)
+	if err != nil {
+		return err
+	}
+
+	installer, err := clientInstaller(st, variants, f)
 	if err != nil {
 		return err
 	}
@@ -219,6 +231,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 			NoExplain:       f.noExplain,
 			StatsInterval:   f.statsInterval,
 			Version:         Version(),
+			Clients:         installer,
+			ClientProfile:   f.clientProfile,
 		},
 	}
 
@@ -302,6 +316,10 @@ func applyOverrides(spec *workload.Spec, f *runFlags) {
 
 	if f.maxOps > 0 {
 		_ = spec.SetMaxOperations(f.maxOps) // checked on the base spec by runWorkload
+	}
+
+	if f.client != "" {
+		spec.Run.Client = f.client
 	}
 
 	if f.concurrency > 0 {

@@ -19,7 +19,7 @@ import (
 func Check(spec *workload.Spec) []error {
 	c := &checker{spec: spec, client: spec.Run.Client}
 
-	if err := checkName(c.client); err != nil {
+	if err := CheckName(c.client); err != nil {
 		c.at("run.client", "%v", err)
 		return c.errs
 	}

@@ -102,8 +102,8 @@ func Lookup(name string) (Stack, bool) {
 // empty, which means go).
 func External(name string) bool { return name != "" && name != Go }
 
-// checkName returns an error for a name that is no client.
-func checkName(name string) error {
+// CheckName returns an error for a name that is no client.
+func CheckName(name string) error {
 	if name == "" || slices.Contains(Names(), name) {
 		return nil
 	}
