@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/clients"
+	"github.com/mongobench/mongobench/internal/client"
+	"github.com/mongobench/mongobench/internal/result"
+)
+
+// requireStack skips the test when the stack's adapter is not installed
+// in the user's cache, the only reason a stack test may skip: .ci/run
+// installs them.
+func requireStack(t *testing.T, name string) {
+	t.Helper()
+
+	cache, err := client.CacheDir(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	in := &client.Installer{Sources: clients.Sources(), Cache: cache}
+	s, _ := client.Lookup(name)
+
+	if _, err := in.Command(context.Background(), s); err != nil {
+		t.Skipf("%s not installed: run mongobench clients install (%v)", name, err)
+	}
+}
+
+// adapterChildren lists this process's child processes that run an
+// adapter (adapter.js, adapter.py): none may outlive a run.
+func adapterChildren(t *testing.T) []string {
+	t.Helper()
+
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc to look for processes: %v", err)
+	}
+
+	self := strconv.Itoa(os.Getpid())
+
+	var out []string
+
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+
+		// The parent pid is the 4th field, after the command in parentheses.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		if f := strings.Fields(rest); len(f) < 2 || f[1] != self {
+			continue
+		}
+
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if c := strings.ReplaceAll(string(cmdline), "\x00", " "); strings.Contains(c, "adapter.") {
+			out = append(out, e.Name()+": "+c)
+		}
+	}
+
+	return out
+}
+
+// TestRunClientStacks runs the small workload through the Node.js driver
+// and PyMongo adapters against the embedded FerretDB: every operation is
+// measured by the stack, the results and the header name the stack and its
+// versions, and no adapter process is left.
+func TestRunClientStacks(t *testing.T) {
+	for _, tc := range []struct {
+		stack    string
+		versions []string
+	}{
+		{"node-driver", []string{"node", "mongodb"}},
+		{"python-pymongo", []string{"python", "pymongo"}},
+	} {
+		t.Run(tc.stack, func(t *testing.T) {
+			requireStack(t, tc.stack)
+
+			out := outPath(t)
+
+			code, stdout, stderr := runMain(t, "run", "testdata/small.yaml", "--client", tc.stack, "--out", out)
+			if code != ExitOK {
+				t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+
+			if !strings.Contains(stderr, "Client: "+tc.stack+" (") {
+				t.Errorf("stderr does not name the client stack:\n%s", stderr)
+			}
+
+			res := readResults(t, out)
+			if res.Client == nil || res.Client.Stack != tc.stack {
+				t.Fatalf("results record client %+v, want stack %s", res.Client, tc.stack)
+			}
+
+			for _, v := range tc.versions {
+				if res.Client.Versions[v] == "" {
+					t.Errorf("results record no %s version: %v", v, res.Client.Versions)
+				}
+			}
+
+			run := phase(res, "run")
+			if run == nil {
+				t.Fatal("no run phase in the results")
+			}
+
+			for _, name := range smallOps {
+				found := false
+
+				for _, o := range run.Operations {
+					if o.Name == name {
+						found = true
+
+						if o.Count == 0 {
+							t.Errorf("%s: no operation succeeded through %s (errors %v)", name, tc.stack, o.Errors)
+						}
+					}
+				}
+
+				if !found {
+					t.Errorf("no row for %s", name)
+				}
+			}
+
+			if left := adapterChildren(t); len(left) > 0 {
+				t.Errorf("adapter processes left after the run: %v", left)
+			}
+		})
+	}
+}
+
+// TestRunClientInterrupt interrupts a run through the Node.js driver
+// adapter: the run stops, writes the results so far and leaves no adapter
+// process.
+func TestRunClientInterrupt(t *testing.T) {
+	requireStack(t, "node-driver")
+
+	out := outPath(t)
+	r := newCLIRun("run", "testdata/small.yaml", "--client", "node-driver", "--duration", "30s", "--out", out)
+	started := time.Now()
+	done := r.start()
+
+	waitFor(t, 60*time.Second, "a measured interval with operations", func() bool {
+		return busyIntervalRe.MatchString(r.stderr.String())
+	})
+
+	// The check for leftovers below must be able to see an adapter.
+	if len(adapterChildren(t)) == 0 {
+		t.Error("no adapter process seen while the run measured")
+	}
+
+	r.signals <- os.Interrupt
+
+	code := r.wait(t, done, 40*time.Second)
+	if code != ExitFailed {
+		t.Errorf("exit code %d, want %d\nstderr:\n%s", code, ExitFailed, r.stderr)
+	}
+
+	if time.Since(started) >= 30*time.Second {
+		t.Errorf("the interrupted run lasted its full duration")
+	}
+
+	res := readResults(t, out)
+	if res.Status != result.StatusInterrupted {
+		t.Errorf("status %q, want %q", res.Status, result.StatusInterrupted)
+	}
+
+	if ok, _ := totals(res.Operations); ok == 0 {
+		t.Errorf("no measured operation in the results of the interrupted run")
+	}
+
+	if left := adapterChildren(t); len(left) > 0 {
+		t.Errorf("adapter processes left after the interrupt: %v", left)
+	}
+}
+
+// TestRunClientNotInstalled checks the one-line error for a stack whose
+// adapter is not installed, given before any server starts.
+func TestRunClientNotInstalled(t *testing.T) {
+	t.Parallel()
+
+	r := newCLIRun("run", "testdata/small.yaml", "--client", "python-mongoengine", "--out", outPath(t))
+	cache := t.TempDir()
+	r.st.Getenv = func(k string) string {
+		if k == "XDG_CACHE_HOME" {
+			return cache
+		}
+
+		return ""
+	}
+
+	code := r.wait(t, r.start(), mainTimeout)
+	stderr := r.stderr.String()
+
+	if code != ExitBadInput || !strings.Contains(stderr, "client python-mongoengine is not installed: run mongobench clients install python-mongoengine") {
+		t.Errorf("exit code %d, stderr:\n%s", code, stderr)
+	}
+
+	if strings.Contains(stderr, "started embedded FerretDB") {
+		t.Errorf("a server was started for a stack that cannot run:\n%s", stderr)
+	}
+}
+
+// TestRunClientValidation checks that --client is checked, by name and
+// against what the workload does, with positioned errors and exit code 2.
+func TestRunClientValidation(t *testing.T) {
+	t.Parallel()
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "w.yaml")
+
+	src := "name: w\ndatabase: d\ncollections: [{name: c}]\nrun:\n  duration: 1s\n  rate: 10\n" +
+		"operations:\n  - name: wipe\n    op: drop\n    collection: c\n"
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	code, _, stderr := runMain(t, "run", path, "--client", "node-prisma")
+	if code != ExitBadInput || !strings.Contains(stderr, `--client: unknown client "node-prisma" (known: go, node-driver,`) {
+		t.Errorf("unknown client: exit %d, stderr:\n%s", code, stderr)
+	}
+
+	code, _, stderr = runMain(t, "run", path, "--client", "node-mongoose")
+	if code != ExitBadInput {
+		t.Errorf("exit code %d, want %d", code, ExitBadInput)
+	}
+
+	for _, want := range []string{
+		path + ":5:3: run: client node-mongoose runs closed-loop phases only; this phase's load model is rate",
+		path + `:9:9: operations[0].op: operation "wipe": client node-mongoose has no call for kind drop`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr)
+		}
+	}
+
+	assertNoStackTrace(t, stderr)
+}
