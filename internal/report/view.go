@@ -59,6 +59,10 @@ type runView struct {
 	Server *serverView
 	Errors []errorRow
 
+	// Client is the external client stack that ran the phases (nil: the
+	// Go engine), see report_client.go.
+	Client *clientView
+
 	// Nav links to the section's parts.
 	Nav []navLink
 
@@ -228,6 +232,8 @@ func newRunView(n int, label string, r *result.Result) *runView {
 		v.Server = newServerView(v.ID, r.Server)
 	}
 
+	v.Client = newClientView(v.ID+"-client", r.Client)
+
 	v.Errors = errorRows(r)
 	v.Overview = overview(r)
 	v.Nav = runNav(v)
@@ -273,6 +279,10 @@ func runMeta(r *result.Result) []field {
 	}
 
 	meta = append(meta, field{Label: "Target", Value: where, Mono: true})
+
+	if c := r.Client; c != nil {
+		meta = append(meta, field{Label: "Client", Value: c.Stack})
+	}
 
 	// The registry of target kinds says what served the load.
 	if k, ok := target.LookupKind(t.Kind); ok {
@@ -489,6 +499,10 @@ func runNav(v *runView) []navLink {
 
 	for _, p := range v.Phases {
 		links = append(links, navLink{Href: "#" + p.ID, Label: "Phase " + p.Name})
+	}
+
+	if v.Client != nil {
+		links = append(links, navLink{Href: "#" + v.ID + "-client", Label: "Client"})
 	}
 
 	if v.Server != nil {
