@@ -73,9 +73,10 @@ func adapterChildren(t *testing.T) []string {
 }
 
 // TestRunClientStacks runs the small workload through the Node.js driver
-// and PyMongo adapters against the embedded FerretDB: every operation is
-// measured by the stack, the results and the header name the stack and its
-// versions, and no adapter process is left.
+// and PyMongo adapters against the embedded FerretDB, with a profile:
+// every operation is measured by the stack, the results and the header
+// name the stack and its versions, the profile's top frames are recorded,
+// and no adapter process is left.
 func TestRunClientStacks(t *testing.T) {
 	for _, tc := range []struct {
 		stack    string
@@ -88,8 +89,9 @@ func TestRunClientStacks(t *testing.T) {
 			requireStack(t, tc.stack)
 
 			out := outPath(t)
+			prof := filepath.Join(t.TempDir(), "prof")
 
-			code, stdout, stderr := runMain(t, "run", "testdata/small.yaml", "--client", tc.stack, "--out", out)
+			code, stdout, stderr := runMain(t, "run", "testdata/small.yaml", "--client", tc.stack, "--client-profile", prof, "--out", out)
 			if code != ExitOK {
 				t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
@@ -101,6 +103,14 @@ func TestRunClientStacks(t *testing.T) {
 			res := readResults(t, out)
 			if res.Client == nil || res.Client.Stack != tc.stack {
 				t.Fatalf("results record client %+v, want stack %s", res.Client, tc.stack)
+			}
+
+			if p := res.Client.Profile; p == nil || p.Prefix != prof || len(p.Frames) == 0 {
+				t.Errorf("results record profile %+v, want frames from %s.top.json", p, prof)
+			}
+
+			if _, err := os.Stat(prof + ".top.json"); err != nil {
+				t.Errorf("the adapter wrote no profile summary: %v", err)
 			}
 
 			for _, v := range tc.versions {
