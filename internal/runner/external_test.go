@@ -1,9 +1,16 @@
 package runner
 
 import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mongobench/mongobench/internal/client"
 	"github.com/mongobench/mongobench/internal/client/clienttest"
@@ -39,7 +46,7 @@ run:
 
 // newExternalRig is a rig whose engine runs its phases in the protocol
 // peer started in mode.
-func newExternalRig(t *testing.T, src, mode string) *rig {
+func newExternalRig(t *testing.T, src, mode string, extraEnv ...string) *rig {
 	t.Helper()
 
 	r := newRig(t, src, wiretest.Config{Latency: wiretest.Fixed(0)}, nil)
@@ -47,7 +54,7 @@ func newExternalRig(t *testing.T, src, mode string) *rig {
 	s, _ := client.Lookup(r.spec.Run.Client)
 
 	a, err := client.Start(t.Context(), client.Config{
-		Stack: s, Command: args, Env: []string{env}, URI: r.srv.URI(), Database: r.spec.Database,
+		Stack: s, Command: args, Env: append([]string{env}, extraEnv...), URI: r.srv.URI(), Database: r.spec.Database,
 		Spec: r.spec, Ops: r.ops, LogDir: t.TempDir(), Handshake: 20 * time.Second,
 	})
 	if err != nil {
@@ -129,5 +136,140 @@ func TestExternalAdapterDeath(t *testing.T) {
 
 	if res.Status != StatusAborted || !strings.Contains(res.Reason, "exit status 4") || !strings.Contains(res.Reason, "peer: dying at phase start") {
 		t.Errorf("status %s, reason %q", res.Status, res.Reason)
+	}
+}
+
+// sameDataWorkload is a weighted mix of two reads with generated filters,
+// sorts and limits, one worker, a fixed number of operations.
+const sameDataWorkload = `name: same
+database: d
+collections:
+  - name: c
+operations:
+  - name: one
+    op: findOne
+    collection: c
+    filter: {n: {^int: {min: 1, max: 1000000}}, s: {^name: {}}}
+  - name: many
+    op: find
+    collection: c
+    filter: {k: {^choice: {values: [a, b, c]}}, at: {$gt: {^int: {min: 1, max: 1000}}}}
+    sort: {n: -1}
+    limit: {^int: {min: 1, max: 50}}
+run:
+  client: node-driver
+  concurrency: 1
+  max_operations: 150
+  duration: 60s
+  timeout: 2s
+`
+
+// TestExternalSameData checks that an external stack is sent exactly what
+// the Go engine runs: the same operations in the same order, with the same
+// filters, sorts and limits, from the same seeded worker scope.
+func TestExternalSameData(t *testing.T) {
+	t.Parallel()
+
+	// The Go engine against the null server, whose recorder sees every
+	// find command in order (one worker).
+	type call struct {
+		filter string
+		limit  int64
+	}
+
+	var (
+		mu     sync.Mutex
+		goRuns []call
+	)
+
+	canon := func(raw bson.Raw) string {
+		text, err := bson.MarshalExtJSON(raw, true, false)
+		if err != nil {
+			t.Error(err)
+		}
+
+		return string(text)
+	}
+
+	spec := strings.Replace(sameDataWorkload, "  client: node-driver\n", "", 1)
+	r := newRig(t, spec, wiretest.Config{Latency: wiretest.Fixed(0), Record: func(c *wiretest.Command) {
+		if c.Name != "find" {
+			return
+		}
+
+		f, _ := c.Body.Lookup("filter").DocumentOK()
+		l, _ := c.Body.Lookup("limit").AsInt64OK()
+
+		mu.Lock()
+		goRuns = append(goRuns, call{canon(f), l})
+		mu.Unlock()
+	}}, nil)
+	r.run(r.phases()[0])
+
+	// The same workload through the peer, which writes down every
+	// operation it receives.
+	path := filepath.Join(t.TempDir(), "ops.jsonl")
+	x := newExternalRig(t, sameDataWorkload, "ok", clienttest.RecordEnv+"="+path)
+	x.run(x.phases()[0])
+	x.eng.Client.Close(5 * time.Second)
+
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	var sent []call
+
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+
+	for sc.Scan() {
+		var entry [3]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &entry); err != nil {
+			t.Fatal(err)
+		}
+
+		var args struct {
+			Filter json.RawMessage `json:"filter"`
+			Limit  int64           `json:"limit"`
+		}
+
+		if err := json.Unmarshal(entry[2], &args); err != nil {
+			t.Fatal(err)
+		}
+
+		var d bson.D
+		if err := bson.UnmarshalExtJSON(args.Filter, true, &d); err != nil {
+			t.Fatal(err)
+		}
+
+		raw, err := bson.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		var id int
+		_ = json.Unmarshal(entry[1], &id)
+
+		limit := args.Limit
+		if x.ops[id].Name() == "one" {
+			limit = 1 // the Go driver sends findOne as a find with limit 1
+		}
+
+		sent = append(sent, call{canon(raw), limit})
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+
+	if len(goRuns) != 150 || len(sent) < 150 {
+		t.Fatalf("the Go engine ran %d finds, the peer received %d operations; want 150 and at least 150", len(goRuns), len(sent))
+	}
+
+	for i := range goRuns {
+		if goRuns[i] != sent[i] {
+			t.Fatalf("operation %d differs:\n  Go engine %+v\n  sent      %+v", i, goRuns[i], sent[i])
+		}
 	}
 }

@@ -21,6 +21,10 @@ import (
 // environment: ok, silent, fatal, malformed, die or hang.
 const PeerEnv = "MONGOBENCH_TEST_PEER"
 
+// RecordEnv, when set, names a file the peer appends every operation it
+// receives to, one JSON line per operation: [worker, id, args].
+const RecordEnv = "MONGOBENCH_TEST_PEER_RECORD"
+
 // Command returns the command line and environment that run the peer in
 // mode from the test binary.
 func Command(mode string) (args []string, env string) {
@@ -80,6 +84,20 @@ func run(mode string, in io.Reader, out io.Writer) int {
 	p := &peer{out: json.NewEncoder(out), failID: map[int]bool{}}
 	p.cond = sync.NewCond(&p.mu)
 
+	var record *os.File
+
+	if path := os.Getenv(RecordEnv); path != "" {
+		f, err := os.Create(path) //nolint:gosec // a test's own file
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "peer:", err)
+			return 3
+		}
+
+		defer f.Close()
+
+		record = f
+	}
+
 	for sc.Scan() {
 		var m message
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
@@ -125,6 +143,10 @@ func run(mode string, in io.Reader, out io.Writer) int {
 
 				if json.Unmarshal(raw, &entry) == nil && len(entry) == 2 && json.Unmarshal(entry[0], &id) == nil {
 					p.queues[m.Worker] = append(p.queues[m.Worker], id)
+
+					if record != nil {
+						fmt.Fprintf(record, "[%d,%d,%s]\n", m.Worker, id, entry[1])
+					}
 				}
 			}
 			p.cond.Broadcast()
