@@ -13,8 +13,8 @@ import (
 // its client (run.client) cannot run: an unknown client; for an external
 // stack, phases that are not closed loops (open loop, ramps, growth blocks,
 // background jobs, sequences), composite operations, administration kinds
-// (drop, createIndexes, runCommand) and decode modes, which are the Go
-// engine's. Each message names the client, so that a variant's error says
+// (drop, createIndexes, runCommand), per-operation timeouts (the protocol
+// has one, run.timeout) and decode modes, which are the Go engine's. Each message names the client, so that a variant's error says
 // which stack refused it.
 func Check(spec *workload.Spec) []error {
 	c := &checker{spec: spec, client: spec.Run.Client}
@@ -97,6 +97,10 @@ func (c *checker) operation(path string, o *workload.Operation) {
 		c.at(yamlpos.Field(path, "steps"), "operation %q: client %s runs single operations; composite operations run with client go only", o.Name, c.client)
 	case !slices.Contains(op.ArgsKinds(), o.Op):
 		c.at(yamlpos.Field(path, "op"), "operation %q: client %s has no call for kind %s (only %v); run it with client go", o.Name, c.client, o.Op, op.ArgsKinds())
+	}
+
+	if c.spec.Node(yamlpos.Field(path, "timeout")) != nil {
+		c.at(yamlpos.Field(path, "timeout"), "operation %q: client %s bounds every operation by run.timeout; a per-operation timeout runs with client go only", o.Name, c.client)
 	}
 
 	if o.Decode != "" {

@@ -36,6 +36,7 @@ func TestCheck(t *testing.T) {
   - name: wipe
     op: drop
     collection: c
+    timeout: 1s
   - name: rmw
     steps:
       - {name: r, op: findOne, collection: c}
@@ -43,7 +44,8 @@ func TestCheck(t *testing.T) {
 			want: []string{
 				`w.yaml:13:13: operations[0].decode: operation "get": decode is how the Go engine maps documents; client node-mongoose-lean`,
 				`w.yaml:15:9: operations[1].op: operation "wipe": client node-mongoose-lean has no call for kind drop`,
-				`w.yaml:19:7: operations[2].steps: operation "rmw": client node-mongoose-lean runs single operations`,
+				`w.yaml:17:14: operations[1].timeout: operation "wipe": client node-mongoose-lean bounds every operation by run.timeout`,
+				`w.yaml:20:7: operations[2].steps: operation "rmw": client node-mongoose-lean runs single operations`,
 			},
 		},
 	} {
