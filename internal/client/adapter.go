@@ -397,7 +397,8 @@ func (l *OpsLine) Add(id int, args *op.Args) error {
 		return err
 	}
 
-	l.buf = append(b, ']')
+	l.buf = b
+	l.buf = append(l.buf, ']')
 	l.n++
 
 	return nil

@@ -1,14 +1,13 @@
 package client
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/mongobench/mongobench/internal/errkind"
 	"github.com/mongobench/mongobench/internal/op"
 	"github.com/mongobench/mongobench/internal/workload"
 )
@@ -134,30 +133,17 @@ type AdapterError struct {
 	Timeout bool     `json:"timeout"`
 }
 
-// Err converts the adapter's error into the Go driver's shapes that
-// package errkind reads: a timeout wraps context.DeadlineExceeded, a network
-// failure carries the NetworkError label, a server error its code (as
-// server_<code>, or duplicate_key for 11000). The stack's class name stays
-// in the message only: kinds must not depend on wording.
+// Err returns the adapter's error as an error that package errkind
+// classifies under the same kinds as the Go driver's (errkind.Reported).
+// The stack's class name stays in the message only: kinds must not depend
+// on wording.
 func (e *AdapterError) Err() error {
-	ce := mongo.CommandError{Message: e.Message, Labels: slices.Clone(e.Labels)}
+	msg := e.Message
 	if e.Name != "" {
-		ce.Message = e.Name + ": " + e.Message
+		msg = e.Name + ": " + msg
 	}
 
-	if e.Code != nil {
-		ce.Code = int32(*e.Code) //nolint:gosec // server error codes are small
-	}
-
-	if e.Network && !slices.Contains(ce.Labels, "NetworkError") {
-		ce.Labels = append(ce.Labels, "NetworkError")
-	}
-
-	if e.Timeout {
-		ce.Wrapped = context.DeadlineExceeded
-	}
-
-	return ce
+	return errkind.Reported{Code: e.Code, Labels: e.Labels, Network: e.Network, Timeout: e.Timeout, Message: msg}.Err()
 }
 
 // Operations describes the operations to the adapter: ids are positions in

@@ -128,8 +128,13 @@ func (a *Args) AppendJSON(dst []byte) ([]byte, error) {
 		key string
 		v   any
 	}{
-		{"filter", a.Filter}, {"document", a.Document}, {"update", a.Update}, {"replacement", a.Replacement},
-		{"projection", a.Projection}, {"sort", a.Sort}, {"pipeline", a.Pipeline},
+		{"filter", a.Filter},
+		{"document", a.Document},
+		{"update", a.Update},
+		{"replacement", a.Replacement},
+		{"projection", a.Projection},
+		{"sort", a.Sort},
+		{"pipeline", a.Pipeline},
 	} {
 		if f.v != nil {
 			values = append(values, bson.E{Key: f.key, Value: f.v})

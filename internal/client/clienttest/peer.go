@@ -21,7 +21,7 @@ import (
 // environment: ok, silent, fatal, malformed, die or hang.
 const PeerEnv = "MONGOBENCH_TEST_PEER"
 
-// RecordEnv, when set, names a file the peer appends every operation it
+// RecordEnv names, when set, a file the peer appends every operation it
 // receives to, one JSON line per operation: [worker, id, args].
 const RecordEnv = "MONGOBENCH_TEST_PEER_RECORD"
 
