@@ -151,6 +151,7 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 	}
 
 	if tc != nil {
+		r.msg.Step("stopping the %s adapter (it writes its profile first)", spec.Run.Client)
 		rb.res.Client = tc.finish(starved)
 		tc = nil
 	}
