@@ -348,15 +348,37 @@ func (a *Adapter) writeLine(b []byte) error {
 	a.inMu.Lock()
 	defer a.inMu.Unlock()
 
-	if _, err := a.in.Write(b); err != nil {
-		return err
+	_, err := a.in.Write(b)
+	if err == nil {
+		err = a.in.WriteByte('\n')
 	}
 
-	if err := a.in.WriteByte('\n'); err != nil {
-		return err
+	if err == nil {
+		err = a.in.Flush()
 	}
 
-	return a.in.Flush()
+	if err != nil {
+		return a.writeFailure(err)
+	}
+
+	return nil
+}
+
+// writeFailure describes a failed write: most often the adapter has
+// exited (its standard input is closed), which is what the message must
+// say, with its log, rather than the pipe's error.
+func (a *Adapter) writeFailure(err error) error {
+	select {
+	case <-a.exited:
+		err = errors.New("the adapter exited")
+		if a.waitErr != nil {
+			err = fmt.Errorf("the adapter exited: %w", a.waitErr)
+		}
+	case <-time.After(2 * time.Second):
+		err = fmt.Errorf("writing to the adapter: %w", err)
+	}
+
+	return a.failure("", err)
 }
 
 // Phase starts a measured phase of workers closed-loop workers.

@@ -79,7 +79,7 @@ func (x *externalLoop) Run(ctx context.Context, pr *phaseRun) {
 
 	origin := time.Now()
 	if err := a.Phase(x.name, x.n); err != nil {
-		abort(fmt.Errorf("client %s: starting phase %q: %w", a.Stack().Name, x.name, err))
+		abort(err)
 		return
 	}
 
@@ -135,7 +135,7 @@ func (x *externalLoop) Run(ctx context.Context, pr *phaseRun) {
 		case <-issue:
 			issue, stopAt = nil, time.Now()
 			if err := a.Stop(); err != nil {
-				abort(fmt.Errorf("client %s: stopping: %w", a.Stack().Name, err))
+				abort(err)
 				return
 			}
 
@@ -175,11 +175,8 @@ func (x *externalLoop) fill(a *client.Adapter, line *client.OpsLine, w int, s *d
 		}
 	}
 
-	if err := a.SendOps(line); err != nil {
-		return fmt.Errorf("client %s: sending operations: %w", a.Stack().Name, err)
-	}
-
-	return nil
+	// The adapter's errors name the client and its log.
+	return a.SendOps(line)
 }
 
 // file records a done line's operations. Those that started after the
