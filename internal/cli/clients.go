@@ -15,6 +15,7 @@ import (
 	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/client"
 	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/result"
 )
 
 // newClientsCommand is `mongobench clients`: the client stacks, their
@@ -220,4 +221,23 @@ func clientInstaller(st *State, variants []*bench.Compiled, f *runFlags) (*clien
 	}
 
 	return in, nil
+}
+
+// throughClient names the external client stack of a run for the table's
+// title ("… through node-mongoose (mongoose 8.24.10)"); empty for the Go
+// engine.
+func throughClient(c *result.Client) string {
+	if c == nil {
+		return ""
+	}
+
+	out := " through " + c.Stack
+
+	for _, lib := range []string{"mongoose", "mongoengine", "mongodb", "pymongo"} {
+		if v := c.Versions[lib]; v != "" {
+			return out + " (" + lib + " " + v + ")"
+		}
+	}
+
+	return out
 }

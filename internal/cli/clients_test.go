@@ -100,6 +100,10 @@ func TestRunClientStacks(t *testing.T) {
 				t.Errorf("stderr does not name the client stack:\n%s", stderr)
 			}
 
+			if !strings.Contains(stdout, "small on FerretDB") || !strings.Contains(stdout, " through "+tc.stack+" (") {
+				t.Errorf("the table's title does not name the client stack:\n%s", stdout)
+			}
+
 			res := readResults(t, out)
 			if res.Client == nil || res.Client.Stack != tc.stack {
 				t.Fatalf("results record client %+v, want stack %s", res.Client, tc.stack)

@@ -15,7 +15,7 @@ import (
 // printSummary writes the end-of-run tables: one per measured phase, with
 // the schedule, growth blocks and background jobs where the phase has them.
 func printSummary(w io.Writer, res *result.Result) {
-	fmt.Fprintf(w, "\n%s on %s\n", res.Workload.Name, res.Target.ServerVersion)
+	fmt.Fprintf(w, "\n%s on %s%s\n", res.Workload.Name, res.Target.ServerVersion, throughClient(res.Client))
 
 	printed := 0
 
