@@ -126,7 +126,7 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 		return nil, fmt.Errorf("client %s: no command to start its adapter", cfg.Stack.Name)
 	}
 
-	colls, err := collectionsInit(cfg.Spec)
+	colls, err := collectionsInit(cfg.Spec, cfg.Stack.ODM)
 	if err != nil {
 		return nil, err
 	}

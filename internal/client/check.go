@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -35,6 +36,10 @@ func Check(spec *workload.Spec) []error {
 
 	for i := range spec.Operations {
 		c.operation(yamlpos.Index("operations", i), &spec.Operations[i])
+	}
+
+	if s, _ := Lookup(c.client); s.ODM {
+		c.schemas()
 	}
 
 	yamlpos.Sort(c.errs)
@@ -105,6 +110,19 @@ func (c *checker) operation(path string, o *workload.Operation) {
 
 	if o.Decode != "" {
 		c.at(yamlpos.Field(path, "decode"), "operation %q: decode is how the Go engine maps documents; client %s maps them its own way, so decode must not be set", o.Name, c.client)
+	}
+}
+
+// schemas checks that every collection has a schema an ODM can declare:
+// one type per field.
+func (c *checker) schemas() {
+	for _, coll := range c.spec.Collections {
+		_, err := DeriveSchema(c.spec, coll.Name, true)
+
+		var se *SchemaError
+		if errors.As(err, &se) {
+			c.at(se.Path, "collection %q: %v (client %s declares a schema)", coll.Name, se.Err, c.client)
+		}
 	}
 }
 

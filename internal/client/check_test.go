@@ -27,6 +27,15 @@ func TestCheck(t *testing.T) {
 			yaml: "run:\n  duration: 1s\n  client: node-prisma\n" + ops,
 			want: []string{`w.yaml:7:11: run.client: unknown client "node-prisma" (known: go, node-driver, node-mongoose, node-mongoose-lean, python-pymongo, python-mongoengine)`},
 		},
+		"varying field type on an ODM": {
+			yaml: "run:\n  duration: 1s\n  client: python-mongoengine\n" +
+				"load:\n  - collection: c\n    documents: 10\n    document: {v: {^choice: {values: [1, one]}}}\n" + ops,
+			want: []string{`w.yaml:11:15: load[0].document: collection "c": field "v" is`},
+		},
+		"varying field type on a driver": {
+			yaml: "run:\n  duration: 1s\n  client: python-pymongo\n" +
+				"load:\n  - collection: c\n    documents: 10\n    document: {v: {^choice: {values: [1, one]}}}\n" + ops,
+		},
 		"open loop": {
 			yaml: "run:\n  duration: 1s\n  rate: 100\n  client: python-pymongo\n" + ops,
 			want: []string{"w.yaml:6:3: run: client python-pymongo runs closed-loop phases only; this phase's load model is rate"},

@@ -182,11 +182,11 @@ func operationsInit(ops []*op.Operation, names []string) []operationInit {
 }
 
 // collectionsInit describes the spec's collections: schemas and indexes.
-func collectionsInit(spec *workload.Spec) ([]collectionInit, error) {
+func collectionsInit(spec *workload.Spec, strict bool) ([]collectionInit, error) {
 	out := make([]collectionInit, 0, len(spec.Collections))
 
 	for _, c := range spec.Collections {
-		sc, err := DeriveSchema(spec, c.Name)
+		sc, err := DeriveSchema(spec, c.Name, strict)
 		if err != nil {
 			return nil, err
 		}

@@ -40,15 +40,16 @@ const schemaSamples = 32
 
 // DeriveSchema returns the schema of collection: the union of the fields
 // of documents generated from every template that writes whole documents
-// into it (load steps, insertOne, insertMany, replaceOne). A field whose
-// BSON type differs between documents is an error naming the collection
-// and the field, since a schema declares one type per field; an array
-// whose elements differ has items of type mixed.
+// into it (load steps, insertOne, insertMany, replaceOne). With strict (for
+// ODM stacks, whose schemas declare one type per field) a field whose BSON
+// type differs between documents is a *SchemaError naming the collection,
+// the field and the template; without, such a field is of type mixed. An
+// array whose elements differ has items of type mixed either way.
 //
 // The documents come from a fresh generator environment with the
 // workload's seed, so deriving a schema takes no value from the run's
 // counters or scopes.
-func DeriveSchema(spec *workload.Spec, collection string) (*Schema, error) {
+func DeriveSchema(spec *workload.Spec, collection string, strict bool) (*Schema, error) {
 	env, errs := datagen.NewEnv(spec.Seed, spec.Vars.Node(), "vars")
 	if len(errs) > 0 {
 		return nil, errs[0]
@@ -69,11 +70,11 @@ func DeriveSchema(spec *workload.Spec, collection string) (*Schema, error) {
 
 			raw, err := bson.Marshal(tmpl.Value(s))
 			if err != nil {
-				return nil, fmt.Errorf("%s: %s: generated document is not BSON: %w", spec.File(), t.path, err)
+				return nil, &SchemaError{File: spec.File(), Path: t.path, Collection: collection, Err: fmt.Errorf("generated document is not BSON: %w", err)}
 			}
 
-			if err := mergeDocument(sc.Fields, bson.Raw(raw), ""); err != nil {
-				return nil, fmt.Errorf("%s: %s: collection %q: %w", spec.File(), t.path, collection, err)
+			if err := mergeDocument(sc.Fields, bson.Raw(raw), "", strict); err != nil {
+				return nil, &SchemaError{File: spec.File(), Path: t.path, Collection: collection, Err: err}
 			}
 		}
 	}
@@ -82,6 +83,19 @@ func DeriveSchema(spec *workload.Spec, collection string) (*Schema, error) {
 
 	return sc, nil
 }
+
+// SchemaError is a collection whose documents have no schema an ODM can
+// declare; Path is the template that generated the offending document.
+type SchemaError struct {
+	File, Path, Collection string
+	Err                    error
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("%s: %s: collection %q: %v", e.File, e.Path, e.Collection, e.Err)
+}
+
+func (e *SchemaError) Unwrap() error { return e.Err }
 
 // documentTemplate is a template that generates whole documents, and where
 // it is written.
@@ -126,7 +140,7 @@ func documentTemplates(spec *workload.Spec, collection string) []documentTemplat
 
 // mergeDocument adds doc's fields to fields; prefix is the dotted path of
 // doc, for messages.
-func mergeDocument(fields map[string]*Field, doc bson.Raw, prefix string) error {
+func mergeDocument(fields map[string]*Field, doc bson.Raw, prefix string, strict bool) error {
 	elems, err := doc.Elements()
 	if err != nil {
 		return err
@@ -135,7 +149,7 @@ func mergeDocument(fields map[string]*Field, doc bson.Raw, prefix string) error 
 	for _, e := range elems {
 		name := prefix + e.Key()
 
-		f, err := fieldOf(e.Value(), name)
+		f, err := fieldOf(e.Value(), name, strict)
 		if err != nil {
 			return err
 		}
@@ -146,7 +160,7 @@ func mergeDocument(fields map[string]*Field, doc bson.Raw, prefix string) error 
 			continue
 		}
 
-		if err := mergeField(old, f, name); err != nil {
+		if err := mergeField(old, f, name, strict); err != nil {
 			return err
 		}
 	}
@@ -155,13 +169,13 @@ func mergeDocument(fields map[string]*Field, doc bson.Raw, prefix string) error 
 }
 
 // fieldOf returns the type of one value.
-func fieldOf(v bson.RawValue, name string) (*Field, error) {
+func fieldOf(v bson.RawValue, name string, strict bool) (*Field, error) {
 	f := &Field{Type: typeName(v.Type)}
 
 	switch v.Type {
 	case bson.TypeEmbeddedDocument:
 		f.Fields = map[string]*Field{}
-		if err := mergeDocument(f.Fields, v.Document(), name+"."); err != nil {
+		if err := mergeDocument(f.Fields, v.Document(), name+".", strict); err != nil {
 			return nil, err
 		}
 	case bson.TypeArray:
@@ -171,7 +185,7 @@ func fieldOf(v bson.RawValue, name string) (*Field, error) {
 		}
 
 		for _, item := range vals {
-			it, err := fieldOf(item, name+"[]")
+			it, err := fieldOf(item, name+"[]", strict)
 			if err != nil {
 				return nil, err
 			}
@@ -179,7 +193,7 @@ func fieldOf(v bson.RawValue, name string) (*Field, error) {
 			switch {
 			case f.Items == nil:
 				f.Items = it
-			case mergeField(f.Items, it, name+"[]") != nil:
+			case mergeField(f.Items, it, name+"[]", true) != nil:
 				f.Items = &Field{Type: typeMixed}
 			}
 		}
@@ -188,8 +202,14 @@ func fieldOf(v bson.RawValue, name string) (*Field, error) {
 	return f, nil
 }
 
-// mergeField merges another sample's type of the same field into f.
-func mergeField(f, other *Field, name string) error {
+// mergeField merges another sample's type of the same field into f; a
+// type that differs is an error with strict, else makes f mixed.
+func mergeField(f, other *Field, name string, strict bool) error {
+	if f.Type != other.Type && !strict {
+		*f = Field{Type: typeMixed}
+		return nil
+	}
+
 	if f.Type != other.Type {
 		return fmt.Errorf("field %q is %s in some generated documents and %s in others; "+
 			"a client stack's schema needs one type per field (generate one type, or run with client go)", name, f.Type, other.Type)
@@ -204,7 +224,7 @@ func mergeField(f, other *Field, name string) error {
 				continue
 			}
 
-			if err := mergeField(old, of, name+"."+k); err != nil {
+			if err := mergeField(old, of, name+"."+k, strict); err != nil {
 				return err
 			}
 		}
@@ -212,7 +232,7 @@ func mergeField(f, other *Field, name string) error {
 		switch {
 		case f.Items == nil:
 			f.Items = other.Items
-		case other.Items != nil && mergeField(f.Items, other.Items, name+"[]") != nil:
+		case other.Items != nil && mergeField(f.Items, other.Items, name+"[]", true) != nil:
 			f.Items = &Field{Type: typeMixed}
 		}
 	}
