@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mongobench/mongobench/internal/op"
 	"github.com/mongobench/mongobench/internal/workload"
@@ -101,7 +102,7 @@ func (c *checker) operation(path string, o *workload.Operation) {
 	case len(o.Steps) > 0:
 		c.at(yamlpos.Field(path, "steps"), "operation %q: client %s runs single operations; composite operations run with client go only", o.Name, c.client)
 	case !slices.Contains(op.ArgsKinds(), o.Op):
-		c.at(yamlpos.Field(path, "op"), "operation %q: client %s has no call for kind %s (only %v); run it with client go", o.Name, c.client, o.Op, op.ArgsKinds())
+		c.at(yamlpos.Field(path, "op"), "operation %q: client %s has no call for kind %s (only %s); run it with client go", o.Name, c.client, o.Op, strings.Join(op.ArgsKinds(), ", "))
 	}
 
 	if c.spec.Node(yamlpos.Field(path, "timeout")) != nil {
