@@ -306,3 +306,40 @@ func TestRunClientMatrix(t *testing.T) {
 		t.Errorf("adapter processes left after the matrix: %v", left)
 	}
 }
+
+// TestRunClientSecondInterrupt sends two interrupts to a run through the
+// Node.js driver adapter: the forced exit kills the adapter before Exit is
+// called, so that nothing outlives mongobench.
+func TestRunClientSecondInterrupt(t *testing.T) {
+	requireStack(t, "node-driver")
+
+	r := newCLIRun("run", "testdata/small.yaml", "--client", "node-driver", "--duration", "30s", "--out", outPath(t))
+	r.st.steps.burst = time.Nanosecond
+
+	leftAtExit := make(chan []string, 1)
+	r.onExit = func(int) { leftAtExit <- adapterChildren(t) }
+
+	done := r.start()
+
+	waitFor(t, 60*time.Second, "a measured interval", func() bool { return measuredIntervalRe.MatchString(r.stderr.String()) })
+
+	if len(adapterChildren(t)) == 0 {
+		t.Error("no adapter process seen while the run measured")
+	}
+
+	r.signals <- os.Interrupt
+	r.signals <- os.Interrupt
+
+	select {
+	case left := <-leftAtExit:
+		if len(left) > 0 {
+			t.Errorf("adapter processes alive when Exit was called: %v", left)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Exit was not called after a second interrupt\nstderr:\n%s", r.stderr)
+	}
+
+	// In a real process Exit does not return; here Main goes on and must
+	// still end.
+	r.waitAllowPanic(t, done, mainTimeout)
+}
