@@ -185,7 +185,7 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 		close(a.exited)
 	}()
 
-	if err := a.handshake(ctx, &init, cmp(cfg.Handshake, 60*time.Second)); err != nil {
+	if err := a.handshake(ctx, &init, orDefault(cfg.Handshake, 60*time.Second)); err != nil {
 		a.Kill()
 		return nil, err
 	}
@@ -193,7 +193,8 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 	return a, nil
 }
 
-func cmp(d, def time.Duration) time.Duration {
+// orDefault is d, or def when d is not positive.
+func orDefault(d, def time.Duration) time.Duration {
 	if d > 0 {
 		return d
 	}

@@ -2,7 +2,6 @@ package client
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -126,6 +125,3 @@ func (c *checker) schemas() {
 		}
 	}
 }
-
-// String describes the stack for messages and headers.
-func (s Stack) String() string { return fmt.Sprintf("%s (%s)", s.Name, s.Describe) }

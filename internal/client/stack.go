@@ -110,3 +110,6 @@ func CheckName(name string) error {
 
 	return fmt.Errorf("unknown client %q (known: %s)", name, strings.Join(Names(), ", "))
 }
+
+// String describes the stack for messages and headers.
+func (s Stack) String() string { return fmt.Sprintf("%s (%s)", s.Name, s.Describe) }
