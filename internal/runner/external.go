@@ -43,7 +43,7 @@ type externalLoop struct {
 // externalBatch bounds one ops line: operations, and bytes (large
 // insertMany batches).
 const (
-	externalBatchOps   = 64
+	externalBatchOps   = 128
 	externalBatchBytes = 1 << 20
 )
 
