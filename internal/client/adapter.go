@@ -100,7 +100,8 @@ type Reply struct {
 	// Message is a fatal line's message.
 	Message string
 
-	// Versions are a ready line's versions.
+	// Stack and Versions are a ready line's stack and versions.
+	Stack    string
 	Versions map[string]string
 }
 
@@ -217,6 +218,8 @@ func (a *Adapter) handshake(ctx context.Context, init *initMessage, bound time.D
 		switch {
 		case err != nil:
 			return a.failure("during the handshake", err)
+		case ok && r.Type == msgReady && r.Stack != a.stack.Name:
+			return a.failure("during the handshake", fmt.Errorf("the adapter is ready for stack %q instead", r.Stack))
 		case ok && r.Type == msgReady:
 			a.Versions = r.Versions
 			return nil
@@ -298,7 +301,7 @@ func (a *Adapter) read(stdout io.Reader) {
 			break
 		}
 
-		a.push(Reply{Type: r.Type, Worker: r.Worker, Records: r.R, Starved: r.Starved, Message: r.Message, Versions: r.Versions})
+		a.push(Reply{Type: r.Type, Worker: r.Worker, Records: r.R, Starved: r.Starved, Message: r.Message, Versions: r.Versions, Stack: r.Stack})
 	}
 
 	if err == nil {

@@ -202,3 +202,14 @@ func waitError(t *testing.T, a *Adapter) error {
 		}
 	}
 }
+
+// TestWrongStack checks that an adapter ready for another stack than the
+// one asked for is refused: the numbers would be labelled wrong.
+func TestWrongStack(t *testing.T) {
+	t.Parallel()
+
+	_, err := startPeer(t, "wrongstack", 20*time.Second)
+	if err == nil || !strings.Contains(err.Error(), `the adapter is ready for stack "other-stack" instead`) {
+		t.Fatalf("got %v", err)
+	}
+}

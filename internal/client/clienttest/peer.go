@@ -18,7 +18,7 @@ import (
 )
 
 // PeerEnv selects the peer's behaviour when set in a test binary's
-// environment: ok, silent, fatal, malformed, die or hang.
+// environment: ok, silent, fatal, malformed, wrongstack, die or hang.
 const PeerEnv = "MONGOBENCH_TEST_PEER"
 
 // RecordEnv names, when set, a file the peer appends every operation it
@@ -46,6 +46,7 @@ func MaybeRun() {
 // message is any line mongobench sends.
 type message struct {
 	Type       string `json:"type"`
+	Stack      string `json:"stack"`
 	URI        string `json:"uri"`
 	Workers    int    `json:"workers"`
 	Worker     int    `json:"worker"`
@@ -123,7 +124,12 @@ func run(mode string, in io.Reader, out io.Writer) int {
 				}
 			}
 
-			p.send(map[string]any{"type": "ready", "stack": "peer", "versions": map[string]string{"peer": "1"}})
+			stack := m.Stack
+			if mode == "wrongstack" {
+				stack = "other-stack"
+			}
+
+			p.send(map[string]any{"type": "ready", "stack": stack, "versions": map[string]string{"peer": "1"}})
 
 			if mode == "malformed" {
 				fmt.Fprintln(out, "this is not JSON")
