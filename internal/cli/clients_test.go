@@ -343,3 +343,59 @@ func TestRunClientSecondInterrupt(t *testing.T) {
 	// still end.
 	r.waitAllowPanic(t, done, mainTimeout)
 }
+
+// TestClientsList checks `mongobench clients` with an empty cache: every
+// stack listed, go ready, the others not installed (or their runtime
+// missing), and the cache directory named.
+func TestClientsList(t *testing.T) {
+	t.Parallel()
+
+	cache := t.TempDir()
+	r := newCLIRun("clients")
+	r.st.Getenv = func(k string) string {
+		if k == "XDG_CACHE_HOME" {
+			return cache
+		}
+
+		return ""
+	}
+
+	if code := r.wait(t, r.start(), mainTimeout); code != ExitOK {
+		t.Fatalf("exit code %d\nstderr:\n%s", code, r.stderr)
+	}
+
+	out := r.stdout.String()
+
+	rows := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			rows[f[0]] = l
+		}
+	}
+
+	if !strings.Contains(rows["go"], "ready") {
+		t.Errorf("go is not ready: %q", rows["go"])
+	}
+
+	for _, s := range client.Stacks() {
+		l := rows[s.Name]
+		if !strings.Contains(l, "not installed") && !strings.Contains(l, "runtime missing") {
+			t.Errorf("%s in an empty cache: %q", s.Name, l)
+		}
+	}
+
+	if !strings.Contains(out, filepath.Join(cache, "mongobench", "clients")) {
+		t.Errorf("the listing does not name the cache directory:\n%s", out)
+	}
+}
+
+// TestClientsInstallUnknown checks that installing a stack that does not
+// exist is bad input, with the stacks that do.
+func TestClientsInstallUnknown(t *testing.T) {
+	t.Parallel()
+
+	code, _, stderr := runMain(t, "clients", "install", "node-prisma")
+	if code != ExitBadInput || !strings.Contains(stderr, `unknown client stack "node-prisma" (installable: node-driver, node-mongoose,`) {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
