@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -142,10 +143,16 @@ func addClientFlags(fl *pflag.FlagSet, f *runFlags) {
 			" (see mongobench clients)")
 	fl.StringVar(&f.clientProfile, "client-profile", "",
 		"with an external --client, have its adapter write a CPU profile with this path prefix (PREFIX.cpuprofile or "+
-			"PREFIX.pstats, and PREFIX.top.json, whose top frames the results and the report show)")
+			"PREFIX.pstats, and PREFIX.top.json, whose top frames the results and the report show); "+
+			"without a value, next to the results file (results/NAME-TIME.client)")
+	fl.Lookup("client-profile").NoOptDefVal = autoProfile
 }
 
-// checkClientFlags rejects an unknown --client and an empty or misplaced
+// autoProfile is --client-profile without a value: the prefix is the
+// results file's path without its extension, plus ".client".
+const autoProfile = "auto"
+
+// checkClientFlags rejects an unknown --client and an empty
 // --client-profile before anything starts.
 func checkClientFlags(changed func(string) bool, f *runFlags) error {
 	if changed("client") {
@@ -154,20 +161,38 @@ func checkClientFlags(changed func(string) bool, f *runFlags) error {
 		}
 	}
 
-	if changed("client-profile") {
-		if strings.TrimSpace(f.clientProfile) == "" {
-			return badInput("--client-profile is empty: give a path prefix")
-		}
-
-		abs, err := filepath.Abs(f.clientProfile)
-		if err != nil {
-			return badInput("--client-profile: %v", err)
-		}
-
-		f.clientProfile = abs
+	if changed("client-profile") && strings.TrimSpace(f.clientProfile) == "" {
+		return badInput("--client-profile is empty: give a path prefix, or no value for one next to the results file")
 	}
 
 	return nil
+}
+
+// profilePrefix resolves --client-profile to an absolute path prefix: the
+// value given, or next to the results file (--out, else the default
+// results/NAME-TIME.json, whose time is the run's start and so may differ
+// from this one by the set-up's seconds).
+func profilePrefix(st *State, name string, f *runFlags) (string, error) {
+	p := f.clientProfile
+	if p == autoProfile {
+		out := f.out
+		if out == "" || out == stdoutPath {
+			out = resultsPath("", name, st.Now())
+		}
+
+		p = strings.TrimSuffix(out, filepath.Ext(out)) + ".client"
+	}
+
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", badInput("--client-profile: %v", err)
+	}
+
+	if err := os.MkdirAll(filepath.Dir(abs), 0o750); err != nil {
+		return "", failed("--client-profile: %v", err)
+	}
+
+	return abs, nil
 }
 
 // clientInstaller returns the installer when a variant runs an external
@@ -195,6 +220,15 @@ func clientInstaller(st *State, variants []*bench.Compiled, f *runFlags) (*clien
 
 	if !external {
 		return nil, nil
+	}
+
+	if f.clientProfile != "" {
+		p, err := profilePrefix(st, variants[0].Spec.Name, f)
+		if err != nil {
+			return nil, err
+		}
+
+		f.clientProfile = p
 	}
 
 	in, err := newInstaller(st)

@@ -81,17 +81,23 @@ func TestRunClientStacks(t *testing.T) {
 	for _, tc := range []struct {
 		stack    string
 		versions []string
+		auto     bool // --client-profile without a value
 	}{
-		{"node-driver", []string{"node", "mongodb"}},
-		{"python-pymongo", []string{"python", "pymongo"}},
+		{"node-driver", []string{"node", "mongodb"}, false},
+		{"python-pymongo", []string{"python", "pymongo"}, true},
 	} {
 		t.Run(tc.stack, func(t *testing.T) {
 			requireStack(t, tc.stack)
 
 			out := outPath(t)
-			prof := filepath.Join(t.TempDir(), "prof")
+			prof, flag := filepath.Join(t.TempDir(), "prof"), "--client-profile="
+			if tc.auto {
+				prof, flag = strings.TrimSuffix(out, ".json")+".client", "--client-profile"
+			} else {
+				flag += prof
+			}
 
-			code, stdout, stderr := runMain(t, "run", "testdata/small.yaml", "--client", tc.stack, "--client-profile", prof, "--out", out)
+			code, stdout, stderr := runMain(t, "run", "testdata/small.yaml", "--client", tc.stack, flag, "--out", out)
 			if code != ExitOK {
 				t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
