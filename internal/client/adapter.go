@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mongobench/mongobench/internal/op"
@@ -79,6 +80,9 @@ type Adapter struct {
 	Versions map[string]string
 
 	ids map[string]int
+
+	// failed is set once an error pointed to the log, which is then kept.
+	failed atomic.Bool
 
 	closeOnce sync.Once
 }
@@ -448,8 +452,9 @@ func (a *Adapter) Stop() error {
 }
 
 // Close ends the adapter: exit, then a kill if it has not exited within
-// bound (its profile is written before it exits). It returns the path of
-// its log when it ended badly, for messages.
+// bound (its profile is written before it exits). The log of an adapter
+// that never failed and exited cleanly is removed: logs are kept for the
+// failures that messages point to.
 func (a *Adapter) Close(bound time.Duration) {
 	a.closeOnce.Do(func() {
 		_ = a.send(struct {
@@ -459,6 +464,9 @@ func (a *Adapter) Close(bound time.Duration) {
 
 		select {
 		case <-a.exited:
+			if a.waitErr == nil && !a.failed.Load() {
+				_ = os.Remove(a.log.path)
+			}
 		case <-time.After(bound):
 			a.Kill()
 		}
@@ -489,6 +497,8 @@ func (a *Adapter) LogPath() string { return a.log.path }
 // failure describes an adapter failure in one line: what happened, the
 // last line of its log, and where the full log is.
 func (a *Adapter) failure(when string, err error) error {
+	a.failed.Store(true)
+
 	msg := fmt.Sprintf("client %s: %v", a.stack.Name, err)
 	if when != "" {
 		msg = fmt.Sprintf("client %s: %s: %v", a.stack.Name, when, err)

@@ -213,3 +213,25 @@ func TestWrongStack(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestCloseRemovesCleanLog checks that the log of an adapter that ran and
+// exited cleanly is removed, while a failed adapter's stays (see
+// TestProcessDeath).
+func TestCloseRemovesCleanLog(t *testing.T) {
+	t.Parallel()
+
+	a, err := startPeer(t, "ok", 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := os.Stat(a.LogPath()); err != nil {
+		t.Fatalf("no log while the adapter runs: %v", err)
+	}
+
+	a.Close(10 * time.Second)
+
+	if _, err := os.Stat(a.LogPath()); !os.IsNotExist(err) {
+		t.Errorf("the log of a clean run is still there: %v", err)
+	}
+}
