@@ -74,7 +74,11 @@ are checked after the run and printed as pass/fail lines with the value
 measured; when one fails, a run that otherwise succeeded exits with code 99.
 A comparison run (variants, targets or rounds) ends with the comparison block:
 the variants and targets ranked on the first operation's p50, each with its
-verdict and 95% confidence interval.`,
+verdict and 95% confidence interval.
+
+--client STACK (or run.client, or a variant's) measures the phases through an
+external client stack such as node-mongoose or python-pymongo instead of
+mongobench's Go engine, with the same generated data: see mongobench clients.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
 		Args: cobra.ExactArgs(1),
