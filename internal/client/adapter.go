@@ -183,12 +183,9 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 		a.ids[n] = i
 	}
 
+	// The reader waits for the process once it has read its output: Wait
+	// closes the pipe, so it must not run while the output is read.
 	go a.read(stdout)
-	go func() {
-		a.waitErr = cmd.Wait()
-		log.close()
-		close(a.exited)
-	}()
 
 	if err := a.handshake(ctx, &init, orDefault(cfg.Handshake, 60*time.Second)); err != nil {
 		a.Kill()
@@ -312,16 +309,31 @@ func (a *Adapter) read(stdout io.Reader) {
 		err = sc.Err()
 	}
 
+	if err != nil {
+		// A malformed line or a read error: say so now, then drain the
+		// output so that the adapter never blocks writing, until it ends
+		// (exit, or the kill that follows the error).
+		a.setReadErr(err)
+		_, _ = io.Copy(io.Discard, stdout)
+	}
+
+	a.waitErr = a.cmd.Wait()
+	a.log.close()
+	close(a.exited)
+
 	if err == nil {
-		// The output ends with the process: wait for it so that the
-		// error says how it ended.
-		<-a.exited
+		// The output ended with the process: the error says how.
 		err = errors.New("the adapter exited")
 		if a.waitErr != nil {
 			err = fmt.Errorf("the adapter exited: %w", a.waitErr)
 		}
-	}
 
+		a.setReadErr(err)
+	}
+}
+
+// setReadErr ends the replies with err and wakes the reader of Next.
+func (a *Adapter) setReadErr(err error) {
 	a.mu.Lock()
 	a.readErr = err
 	a.mu.Unlock()
