@@ -36,6 +36,7 @@ type runFlags struct {
 	rounds        int
 	set           []string // --set name=value, workload parameters
 	maxOps        int64    // --max-operations
+	shard         shardFlags
 
 	// serverSelection is --server-selection-timeout, or the workload's
 	// run.server_selection_timeout when the flag is not given.
@@ -110,7 +111,12 @@ verdict and 95% confidence interval.`,
 				f.mongodBinary = st.Getenv(workload.MongodBinaryEnv)
 			}
 
-			return runWorkload(st, args[0], seed, &f)
+			sh, err := shardPlan(st, cmd.Flags().Changed, &f.shard)
+			if err != nil {
+				return err
+			}
+
+			return runWorkload(st, args[0], seed, &f, sh)
 		},
 	}
 
@@ -141,12 +147,13 @@ verdict and 95% confidence interval.`,
 	fl.Int64Var(&f.maxOps, "max-operations", 0, "stop each phase after this many operations, overriding run.max_operations")
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
+	addShardFlags(fl, &f.shard)
 
 	return c
 }
 
 // runWorkload is `mongobench run`.
-func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
+func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.Shard) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
@@ -219,7 +226,12 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 			NoExplain:       f.noExplain,
 			StatsInterval:   f.statsInterval,
 			Version:         Version(),
+			Shard:           shard,
 		},
+	}
+
+	if err := checkShardPlan(shard, variants[0].Spec, plan.Matrix()); err != nil {
+		return err
 	}
 
 	if plan.Matrix() {
@@ -243,7 +255,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return failed("writing results: %v", err)
 	}
 
-	out := resultsPath(f.out, w.Spec.Name, res.StartedAt)
+	out := resultsPath(f.out, shardResultsName(w.Spec.Name, shard), res.StartedAt)
 	st.setStep("writing the results to %s", out)
 
 	if err := writeResults(st, out, res); err != nil {
