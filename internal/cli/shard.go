@@ -107,7 +107,7 @@ func shardPlan(st *State, changed func(string) bool, f *shardFlags) (*bench.Shar
 	}
 
 	if err := sh.Check(); err != nil {
-		return nil, err
+		return nil, badInput("%v", err)
 	}
 
 	return sh, nil
@@ -146,7 +146,11 @@ func checkShardPlan(sh *bench.Shard, spec *workload.Spec, matrix bool) error {
 		return badInput("--shard runs one workload on one target: a comparison (variants, several targets or rounds) cannot be sharded")
 	}
 
-	return sh.CheckShares(spec)
+	if err := sh.CheckShares(spec); err != nil {
+		return badInput("%v", err)
+	}
+
+	return nil
 }
 
 // shardResultsName is the default results file's name stem: the workload's,

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/wiretest"
 )
@@ -333,5 +336,120 @@ func TestShardedInsertsNoDuplicateKey(t *testing.T) {
 
 	if docs != 90+adds || int64(len(values)) != docs {
 		t.Errorf("the collection holds %d documents with %d distinct n; the load and the shards inserted %d", docs, len(values), 90+adds)
+	}
+}
+
+// TestShardPlanFlagsAndEnvironment checks --shard, its environment forms
+// (the Kubernetes Indexed Job one included) and their refusals.
+func TestShardPlanFlagsAndEnvironment(t *testing.T) {
+	plan := func(env map[string]string, f shardFlags, changed ...string) (*bench.Shard, error) {
+		st := &State{Getenv: func(k string) string { return env[k] }}
+		if f.setup == "" {
+			f.setup = "shard0"
+		}
+
+		if f.wait == 0 {
+			f.wait = time.Minute
+		}
+
+		return shardPlan(st, func(name string) bool { return slices.Contains(changed, name) }, &f)
+	}
+
+	for _, c := range []struct {
+		env  map[string]string
+		f    shardFlags
+		want string // Index/Count StartAt-or-auto
+	}{
+		{nil, shardFlags{shard: "2/4"}, "2/4 "},
+		{map[string]string{"MONGOBENCH_SHARD": "1/3"}, shardFlags{}, "1/3 "},
+		{map[string]string{"MONGOBENCH_SHARD": "1/3"}, shardFlags{shard: "0/2"}, "0/2 "},
+		{map[string]string{"MONGOBENCH_SHARDS": "5", "JOB_COMPLETION_INDEX": "4"}, shardFlags{}, "4/5 "},
+		{map[string]string{"MONGOBENCH_START_AT": "auto"}, shardFlags{shard: "0/2"}, "0/2 auto"},
+		{map[string]string{"MONGOBENCH_START_AT": "2026-05-01T12:00:00+02:00"}, shardFlags{shard: "0/2"}, "0/2 2026-05-01T10:00:00Z"},
+	} {
+		sh, err := plan(c.env, c.f)
+		if err != nil {
+			t.Errorf("%v %+v: %v", c.env, c.f, err)
+			continue
+		}
+
+		got := fmt.Sprintf("%d/%d ", sh.Index, sh.Count)
+		if sh.AutoStart {
+			got += "auto"
+		} else if !sh.StartAt.IsZero() {
+			got += sh.StartAt.Format(time.RFC3339)
+		}
+
+		if got != c.want {
+			t.Errorf("%v %+v: %q, want %q", c.env, c.f, got, c.want)
+		}
+	}
+
+	if sh, err := plan(nil, shardFlags{}); sh != nil || err != nil {
+		t.Errorf("no shard flag: %+v, %v", sh, err)
+	}
+
+	for _, c := range []struct {
+		env     map[string]string
+		f       shardFlags
+		changed []string
+		want    string
+	}{
+		{nil, shardFlags{shard: "3/3"}, nil, "the index must be between 0 and 2"},
+		{nil, shardFlags{shard: "a/3"}, nil, "want I/N"},
+		{nil, shardFlags{shard: "1"}, nil, "want I/N"},
+		{map[string]string{"MONGOBENCH_SHARDS": "3"}, shardFlags{}, nil, "JOB_COMPLETION_INDEX"},
+		{nil, shardFlags{shard: "0/2", startAt: "tomorrow"}, nil, "RFC 3339"},
+		{nil, shardFlags{shard: "0/2", setup: "all"}, nil, "want shard0 or none"},
+		{nil, shardFlags{shard: "0/2", setup: "none", startAt: "auto"}, nil, "--start-at TIME"},
+		{nil, shardFlags{startAt: "auto"}, []string{"start-at"}, "give --shard I/N"},
+	} {
+		_, err := plan(c.env, c.f, c.changed...)
+
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != ExitBadInput || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v %+v: %v, want a one-line bad-input error saying %q", c.env, c.f, err, c.want)
+		}
+	}
+}
+
+// TestShardRefusals checks that run refuses a workload the shards cannot
+// share, and merge files that are not shards of one run, with exit code 2
+// and a line naming the file.
+func TestShardRefusals(t *testing.T) {
+	path := writeWorkload(t, `
+name: few
+database: mongobench_cli_few
+collections: [{name: items}]
+run: {concurrency: 2, warmup: 0s, duration: 1s}
+operations:
+  - {name: get, op: findOne, collection: items, filter: {_id: 1}}
+`)
+
+	code, _, stderr := runMain(t, "run", path, "--uri", closedPort(t), "--shard", "0/3", "--shard-setup", "none")
+	if code != ExitBadInput || !strings.Contains(stderr, path+": phase \"run\": concurrency 2 is less than the 3 shards") {
+		t.Errorf("run of 2 workers on 3 shards: exit code %d\n%s", code, stderr)
+	}
+
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.json")
+
+	res := &result.Result{
+		SchemaVersion: result.SchemaVersion, Status: result.StatusCompleted,
+		Target:    result.Target{Kind: "uri", URI: "mongodb://h/"},
+		Workload:  result.Workload{Name: "w"},
+		StartedAt: time.Now(),
+	}
+	if err := result.WriteFile(plain, res); err != nil {
+		t.Fatal(err)
+	}
+
+	code, _, stderr = runMain(t, "merge", plain, plain, "-o", filepath.Join(dir, "m.json"))
+	if lines := errorLines(stderr); code != ExitBadInput || len(lines) != 1 || !strings.Contains(lines[0], plain+": not a shard") {
+		t.Errorf("merge of a results file that is no shard: exit code %d\n%s", code, stderr)
+	}
+
+	if code, _, _ := runMain(t, "merge", plain); code != ExitBadInput {
+		t.Errorf("merge without -o: exit code %d", code)
 	}
 }
