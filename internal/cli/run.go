@@ -73,7 +73,13 @@ are checked after the run and printed as pass/fail lines with the value
 measured; when one fails, a run that otherwise succeeded exits with code 99.
 A comparison run (variants, targets or rounds) ends with the comparison block:
 the variants and targets ranked on the first operation's p50, each with its
-verdict and 95% confidence interval.`,
+verdict and 95% confidence interval.
+
+--shard I/N runs shard I (from 0) of N processes, on one machine or many, that
+together apply the workload's load: workers, rates and max_operations are split
+between them, their generated keys kept apart, and only shard 0 sets up the
+database. --start-at makes them start measuring at one instant; 'mongobench
+merge' adds their results files up exactly. See docs/distributed.md.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
 		Args: cobra.ExactArgs(1),
