@@ -84,10 +84,6 @@ func (s *Shard) CheckShares(spec *workload.Spec) error {
 		}
 	}
 
-	if spec.Run.Concurrency < s.Count {
-		return badInput("%s: run.concurrency %d is less than the %d shards: every shard needs at least one worker", spec.File(), spec.Run.Concurrency, s.Count)
-	}
-
 	return nil
 }
 
@@ -110,6 +106,7 @@ type shardRun struct {
 	coll    *mongo.Collection
 	hash    string
 	started time.Time // when this process began the trial
+	running bool      // the shard got past set-up and the start barrier
 }
 
 // shardDoc is a document of the shard collection.
@@ -224,6 +221,12 @@ func (s *shardRun) finished(msgs Messages, last *runner.PhaseResult) bool {
 
 	if s.NoSetup {
 		return false
+	}
+
+	// A shard 0 that failed before its phases (at the start barrier,
+	// say) has no other shard running to wait for.
+	if s.Index == 0 && !s.running {
+		return true
 	}
 
 	final := "not started"
@@ -394,6 +397,7 @@ func (s *shardRun) start(ctx context.Context, w *Compiled, load *runner.PhaseRes
 		eng.StartAt = s.StartAt
 	}
 
+	s.running = true
 	res.Shard = s.record()
 	res.Concurrency = int(workload.Split(int64(res.Concurrency), s.Index, s.Count))
 

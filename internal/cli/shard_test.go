@@ -88,8 +88,10 @@ func TestShardedRunsMergeExactly(t *testing.T) {
 	codes, stderrs := runShards(t, n, func(i int) []string {
 		files[i] = filepath.Join(dir, fmt.Sprintf("shard%d.json", i))
 
-		return []string{"run", path, "--uri", srv.URI(), "--out", files[i], "--no-explain", "--server-stats-interval", "0",
-			"--shard", fmt.Sprintf("%d/%d", i, n), "--shard-setup", "none", "--start-at", startAt.Format(time.RFC3339)}
+		return []string{
+			"run", path, "--uri", srv.URI(), "--out", files[i], "--no-explain", "--server-stats-interval", "0",
+			"--shard", fmt.Sprintf("%d/%d", i, n), "--shard-setup", "none", "--start-at", startAt.Format(time.RFC3339),
+		}
 	})
 
 	for i, code := range codes {
@@ -274,8 +276,10 @@ func TestShardedInsertsNoDuplicateKey(t *testing.T) {
 	codes, stderrs := runShards(t, n, func(i int) []string {
 		files[i] = filepath.Join(dir, fmt.Sprintf("shard%d.json", i))
 
-		return []string{"run", path, "--uri", srv.URI(), "--out", files[i], "--no-explain", "--server-stats-interval", "0",
-			"--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", "auto", "--shard-wait", "90s", "--keep-db"}
+		return []string{
+			"run", path, "--uri", srv.URI(), "--out", files[i], "--no-explain", "--server-stats-interval", "0",
+			"--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", "auto", "--shard-wait", "90s", "--keep-db",
+		}
 	})
 
 	for i, code := range codes {
