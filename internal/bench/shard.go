@@ -133,6 +133,7 @@ func (s *shardRun) ready(ctx context.Context, c *Compiled, msgs Messages) error 
 				return failed("publishing shard 0's ready marker: %v", err)
 			}
 		} else {
+			msgs.Printf("Shard %d/%d: waiting for shard 0 to set up database %q (at most %s)\n", s.Index, s.Count, s.coll.Database().Name(), s.Wait)
 			msgs.Step("waiting for shard 0 to set up the database (at most %s)", s.Wait)
 
 			doc, err := s.await(ctx, "ready", "shard 0's set-up (its ready marker)", func(d *shardDoc) bool {
@@ -168,6 +169,7 @@ func (s *shardRun) barrier(ctx context.Context, msgs Messages) error {
 		return failed("registering shard %d at the start barrier: %v", s.Index, err)
 	}
 
+	msgs.Printf("Shard %d/%d: waiting for all %d shards at the start barrier (at most %s)\n", s.Index, s.Count, s.Count, s.Wait)
 	msgs.Step("waiting for all %d shards at the start barrier (at most %s)", s.Count, s.Wait)
 
 	if s.Index == 0 {
@@ -391,6 +393,10 @@ func (s *shardRun) start(ctx context.Context, w *Compiled, load *runner.PhaseRes
 		if time.Until(s.StartAt) < 0 {
 			msgs.Printf("Warning: shard %d/%d was ready %s after the start instant %s; it starts now, its intervals late\n",
 				s.Index, s.Count, time.Since(s.StartAt).Round(time.Millisecond), s.StartAt.Format(time.RFC3339Nano))
+		}
+
+		if d := time.Until(s.StartAt); d > 0 {
+			msgs.Printf("Shard %d/%d: starting to measure at %s (in %s)\n", s.Index, s.Count, s.StartAt.Format(time.RFC3339Nano), d.Round(100*time.Millisecond))
 		}
 
 		msgs.Step("waiting for the start instant %s", s.StartAt.Format(time.RFC3339Nano))
