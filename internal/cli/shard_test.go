@@ -457,3 +457,37 @@ operations:
 		t.Errorf("merge without -o: exit code %d", code)
 	}
 }
+
+// TestShardWaitsAreBounded runs shards whose partners never come: shard 0
+// of 2 waits at the start barrier, gives up and drops its database (no
+// other shard ran); then shard 1 of 2 waits for shard 0's set-up, whose
+// ready marker went with the database. Each gives up after --shard-wait
+// with a line saying what it waited for.
+func TestShardWaitsAreBounded(t *testing.T) {
+	t.Parallel() // mostly waits
+
+	srv := startServer(t)
+	path := writeWorkload(t, shardInsertWorkload)
+	dir := t.TempDir()
+
+	for _, c := range []struct {
+		shard, want string
+	}{
+		{"0/2", "start barrier: 1 of 2 shards arrived within --shard-wait 2s"},
+		{"1/2", "shard 1/2: gave up waiting for shard 0's set-up (its ready marker) after --shard-wait 2s"},
+	} {
+		start := time.Now()
+		code, _, stderr := runMain(t, "run", path, "--uri", srv.URI(), "--out", filepath.Join(dir, "r.json"), "--no-explain",
+			"--server-stats-interval", "0", "--shard", c.shard, "--start-at", "auto", "--shard-wait", "2s")
+
+		if lines := errorLines(stderr); code != ExitFailed || len(lines) != 1 || !strings.Contains(lines[0], c.want) {
+			t.Errorf("shard %s alone: exit code %d, want %d and one error line saying %q\n%s", c.shard, code, ExitFailed, c.want, stderr)
+		}
+
+		if took := time.Since(start); took > time.Minute {
+			t.Errorf("shard %s alone took %s to give up", c.shard, took)
+		}
+
+		assertNoStackTrace(t, stderr)
+	}
+}
