@@ -25,7 +25,8 @@ percentiles), sums counts, errors and documents, lays the shards' intervals on
 one wall-clock grid (from --start-at when the shards had one), and recomputes
 every percentile, mean and rate from the merged histograms. The merged file
 records the shards it came from; report, report --csv and compare read it like
-any results file.
+any results file. The workload's thresholds are checked on the merged figures
+(exit code 99 when one fails, as for run; a shard does not gate on its share).
 
 Every shard 0..N-1 of the run must be given exactly once. Files of different
 runs are refused with one line naming the file: another workload (spec hash),
@@ -88,6 +89,16 @@ func mergeFiles(st *State, paths []string, out string) error {
 
 	merged.Findings = analysis.Findings(merged)
 
+	for _, in := range inputs {
+		if in.Result.Shard.Index != 0 {
+			continue
+		}
+
+		if merged.Thresholds, err = mergedThresholds(merged, in.Result.Thresholds); err != nil {
+			return badInput("%s: %v", in.Name, err)
+		}
+	}
+
 	if merged, err = result.Sanitize(merged); err != nil {
 		return failed("writing the merged results: %v", err)
 	}
@@ -107,7 +118,8 @@ func mergeFiles(st *State, paths []string, out string) error {
 
 	fmt.Fprintf(w, "Merged %d shards of %s (%d workers in all)\n", merged.Merged.Count, merged.Workload.Name, merged.Concurrency)
 	printSummary(w, merged)
+	printThresholds(w, merged.Thresholds)
 	resultsWritten(st, out)
 
-	return nil
+	return thresholdsVerdict(merged.Thresholds)
 }

@@ -282,6 +282,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
+	if shard != nil {
+		return shardThresholds(st, res.Thresholds)
+	}
+
 	return thresholdsVerdict(res.Thresholds)
 }
 

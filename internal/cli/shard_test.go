@@ -58,6 +58,9 @@ operations:
     op: insertOne
     collection: items
     document: {_id: {^seq: {start: 1}}, x: {^string: 8}}
+thresholds:
+  get: ["p99 < 3600s"]
+  all: ["error_rate < 50%"]
 `
 
 // TestShardedRunsMergeExactly runs three shards of one workload against the
@@ -209,6 +212,11 @@ func TestShardedRunsMergeExactly(t *testing.T) {
 		if iv.Operations[0].Count != count {
 			t.Errorf("merged interval %d counts %d gets, the shards' interval %d sum to %d", k, iv.Operations[0].Count, k, count)
 		}
+	}
+
+	// The thresholds are checked again on the merged figures.
+	if len(out.Thresholds) != 2 || !out.Thresholds[0].Passed || out.Thresholds[0].Measured != mp.Operations[0].LatencyUS.P99 {
+		t.Errorf("merged thresholds %+v; want get's p99 measured on the merged phase (%v µs), passed", out.Thresholds, mp.Operations[0].LatencyUS.P99)
 	}
 
 	// Every command reads the merged file.
