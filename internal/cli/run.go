@@ -236,7 +236,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		},
 	}
 
-	if err := checkShardPlan(shard, variants[0].Spec, plan.Matrix()); err != nil {
+	if err := checkShardPlan(shard, variants[0].Spec, plan.Matrix(), f.uri, targets); err != nil {
 		return err
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/target"
 	"github.com/mongobench/mongobench/internal/threshold"
 	"github.com/mongobench/mongobench/internal/workload"
 )
@@ -140,13 +141,20 @@ func parseShard(s string) (index, count int, err error) {
 
 // checkShardPlan refuses what a sharded run cannot do: a comparison
 // (variants, targets, rounds), or a workload whose phases cannot be shared.
-func checkShardPlan(sh *bench.Shard, spec *workload.Spec, matrix bool) error {
+func checkShardPlan(sh *bench.Shard, spec *workload.Spec, matrix bool, uri string, targets []target.TargetSpec) error {
 	if sh == nil {
 		return nil
 	}
 
 	if matrix {
 		return badInput("--shard runs one workload on one target: a comparison (variants, several targets or rounds) cannot be sharded")
+	}
+
+	// A server mongobench starts is the process's own: the shards would
+	// each measure a different one.
+	shared := uri != "" && len(targets) == 0 || len(targets) == 1 && targets[0].Kind == target.KindURI
+	if !shared {
+		return badInput("--shard needs a server every shard reaches: give --uri (or a uri target); a server mongobench starts is each process's own")
 	}
 
 	if err := sh.CheckShares(spec); err != nil {

@@ -443,6 +443,11 @@ operations:
 		t.Errorf("run of 2 workers on 3 shards: exit code %d\n%s", code, stderr)
 	}
 
+	code, _, stderr = runMain(t, "run", path, "--shard", "0/2")
+	if code != ExitBadInput || !strings.Contains(stderr, "--shard needs a server every shard reaches") {
+		t.Errorf("run --shard on the embedded server: exit code %d\n%s", code, stderr)
+	}
+
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain.json")
 
