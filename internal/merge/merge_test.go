@@ -183,3 +183,29 @@ func TestMergeRefuses(t *testing.T) {
 		t.Error("merging nothing succeeded")
 	}
 }
+
+// TestMergeShardWithoutIntervals merges a shard that stopped before it
+// measured anything: the others' grid is kept, the sums are theirs.
+func TestMergeShardWithoutIntervals(t *testing.T) {
+	a := shardResult(t, 0, 2, 0, 1, 1)
+	b := shardResult(t, 1, 2, 0)
+	b.Status, b.StatusReason = result.StatusAborted, "the server is unreachable"
+
+	m, err := Results(inputs(a, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if errs := m.Check(); len(errs) > 0 {
+		t.Fatalf("merged result is inconsistent: %v", errs)
+	}
+
+	p := m.MainPhase()
+	if !p.StartedAt.Equal(t0) || len(p.Intervals) != 2 || p.Operations[0].Count != 20 {
+		t.Errorf("merged phase starts %s with %d intervals and %d gets; want t0, 2, 20", p.StartedAt, len(p.Intervals), p.Operations[0].Count)
+	}
+
+	if m.Status != result.StatusAborted || !strings.Contains(m.StatusReason, "shard 1 (s1.json): aborted: the server is unreachable") {
+		t.Errorf("merged status %q, reason %q", m.Status, m.StatusReason)
+	}
+}

@@ -23,6 +23,10 @@ type bucket struct {
 	end time.Time // the latest end of the shards' intervals in it
 }
 
+// maxIntervals bounds the merged grid, so that shards started days apart
+// are refused rather than filling memory with empty intervals.
+const maxIntervals = 1_000_000
+
 // mergePhase merges the phase named name of every shard that ran it.
 //
 // The shards' intervals are laid on one grid: it starts at the earliest
@@ -45,10 +49,17 @@ func mergePhase(name string, interval time.Duration, shards []Input) (result.Pha
 		}
 	}
 
+	// A shard that stopped before measuring the phase has neither
+	// intervals nor operations: it adds nothing.
+	if measured := slices.DeleteFunc(slices.Clone(parts), func(pt part) bool { return len(pt.phase.Intervals) == 0 }); len(measured) > 0 {
+		parts = measured
+	}
+
 	ref := parts[0]
 	names := opNames(ref.phase)
 
-	origin := ref.phase.StartedAt
+	var origin time.Time
+
 	for _, pt := range parts {
 		if got := opNames(pt.phase); !slices.Equal(got, names) {
 			return result.Phase{}, refuse("%s: phase %q measures operations %v, but %s's measures %v", pt.file, name, got, ref.file, names)
@@ -58,7 +69,9 @@ func mergePhase(name string, interval time.Duration, shards []Input) (result.Pha
 			return result.Phase{}, refuse("%s: phase %q is a blocks phase: its growth blocks cannot be merged", pt.file, name)
 		}
 
-		if pt.phase.StartedAt.Before(origin) {
+		// A phase without intervals (a shard stopped before measuring)
+		// has no start to align.
+		if len(pt.phase.Intervals) > 0 && (origin.IsZero() || pt.phase.StartedAt.Before(origin)) {
 			origin = pt.phase.StartedAt
 		}
 	}
@@ -70,6 +83,10 @@ func mergePhase(name string, interval time.Duration, shards []Input) (result.Pha
 			iv := &pt.phase.Intervals[j]
 			mid := iv.Start.Add(iv.End.Sub(iv.Start) / 2)
 			k := max(int(mid.Sub(origin)/interval), 0)
+			if k >= maxIntervals {
+				return result.Phase{}, refuse("%s: phase %q has an interval %s after the first shard's start: not a shard of the same run",
+					pt.file, name, mid.Sub(origin).Round(time.Second))
+			}
 
 			for len(buckets) <= k {
 				buckets = append(buckets, newBucket(ref.phase))
