@@ -228,6 +228,7 @@ func (s *shardRun) finished(msgs Messages, last *runner.PhaseResult) bool {
 	// A shard 0 that failed before its phases (at the start barrier,
 	// say) has no other shard running to wait for.
 	if s.Index == 0 && !s.running {
+		s.removeCollection(ctx, msgs)
 		return true
 	}
 
@@ -254,6 +255,7 @@ func (s *shardRun) finished(msgs Messages, last *runner.PhaseResult) bool {
 	for {
 		n, err := s.coll.CountDocuments(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$regex", Value: "^done-"}}}, {Key: "spec", Value: s.hash}})
 		if err == nil && n >= int64(s.Count-1) {
+			s.removeCollection(ctx, msgs)
 			return true
 		}
 
@@ -261,6 +263,15 @@ func (s *shardRun) finished(msgs Messages, last *runner.PhaseResult) bool {
 			msgs.Printf("Warning: %d of the other %d shards said they were done within --shard-wait %s; the database is left for them\n", n, s.Count-1, s.Wait)
 			return false
 		}
+	}
+}
+
+// removeCollection drops the shard collection once no shard needs it: in a
+// database mongobench only uses (--allow-existing-db), dropping the
+// workload's collections afterwards would leave it.
+func (s *shardRun) removeCollection(ctx context.Context, msgs Messages) {
+	if err := s.coll.Drop(ctx); err != nil {
+		msgs.Printf("Warning: could not remove %s: %v\n", ShardCollection, err)
 	}
 }
 
