@@ -98,6 +98,10 @@ type Options struct {
 
 	// Version is the mongobench version recorded in the results.
 	Version string
+
+	// Shard, when set, makes the run one shard of a distributed run; a
+	// sharded plan runs one trial (no matrix).
+	Shard *Shard
 }
 
 // Matrix reports whether the plan compares something: several variants,

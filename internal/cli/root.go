@@ -121,6 +121,7 @@ command gracefully.`,
 		newServeCommand(st),
 		newReportCommand(st),
 		newCompareCommand(st),
+		newMergeCommand(st),
 	)
 
 	return root

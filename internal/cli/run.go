@@ -36,6 +36,7 @@ type runFlags struct {
 	rounds        int
 	set           []string // --set name=value, workload parameters
 	maxOps        int64    // --max-operations
+	shard         shardFlags
 
 	// serverSelection is --server-selection-timeout, or the workload's
 	// run.server_selection_timeout when the flag is not given.
@@ -72,7 +73,13 @@ are checked after the run and printed as pass/fail lines with the value
 measured; when one fails, a run that otherwise succeeded exits with code 99.
 A comparison run (variants, targets or rounds) ends with the comparison block:
 the variants and targets ranked on the first operation's p50, each with its
-verdict and 95% confidence interval.`,
+verdict and 95% confidence interval.
+
+--shard I/N runs shard I (from 0) of N processes, on one machine or many, that
+together apply the workload's load: workers, rates and max_operations are split
+between them, their generated keys kept apart, and only shard 0 sets up the
+database. --start-at makes them start measuring at one instant; 'mongobench
+merge' adds their results files up exactly. See docs/distributed.md.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
 		Args: cobra.ExactArgs(1),
@@ -110,7 +117,12 @@ verdict and 95% confidence interval.`,
 				f.mongodBinary = st.Getenv(workload.MongodBinaryEnv)
 			}
 
-			return runWorkload(st, args[0], seed, &f)
+			sh, err := shardPlan(st, cmd.Flags().Changed, &f.shard)
+			if err != nil {
+				return err
+			}
+
+			return runWorkload(st, args[0], seed, &f, sh)
 		},
 	}
 
@@ -141,12 +153,13 @@ verdict and 95% confidence interval.`,
 	fl.Int64Var(&f.maxOps, "max-operations", 0, "stop each phase after this many operations, overriding run.max_operations")
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
+	addShardFlags(fl, &f.shard)
 
 	return c
 }
 
 // runWorkload is `mongobench run`.
-func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
+func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.Shard) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
@@ -219,7 +232,12 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 			NoExplain:       f.noExplain,
 			StatsInterval:   f.statsInterval,
 			Version:         Version(),
+			Shard:           shard,
 		},
+	}
+
+	if err := checkShardPlan(shard, variants[0].Spec, plan.Matrix(), f.uri, targets); err != nil {
+		return err
 	}
 
 	if plan.Matrix() {
@@ -243,7 +261,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return failed("writing results: %v", err)
 	}
 
-	out := resultsPath(f.out, w.Spec.Name, res.StartedAt)
+	out := resultsPath(f.out, shardResultsName(w.Spec.Name, shard), res.StartedAt)
 	st.setStep("writing the results to %s", out)
 
 	if err := writeResults(st, out, res); err != nil {
@@ -262,6 +280,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 
 	if err := exitVerdict(st, variants[0].Spec, outcome, res); err != nil {
 		return err
+	}
+
+	if shard != nil {
+		return shardThresholds(st, res.Thresholds)
 	}
 
 	return thresholdsVerdict(res.Thresholds)

@@ -40,6 +40,13 @@ type Engine struct {
 	// client's server selection timeout, the time the driver itself waits
 	// for a server before it gives up. Zero leaves only AbortAfter.
 	Unreachable time.Duration
+
+	// StartAt, when set, is the wall-clock instant the next RunPhase
+	// starts at: it waits until then and takes StartAt as the phase's
+	// start, so that the shards of a distributed run (package bench) start
+	// measuring at the same instant and their intervals line up. A phase
+	// started after StartAt starts at once.
+	StartAt time.Time
 }
 
 func (e *Engine) observer() Observer {
@@ -164,6 +171,7 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 		obs:        e.observer(),
 
 		unreachable: e.Unreachable,
+		startAt:     e.StartAt,
 		setup: func(pr *phaseRun) {
 			ex.Setup(pr)
 
