@@ -19,6 +19,19 @@ const WAIT_MS = 60000;
 
 let binary = null;
 
+// Every process a test starts is killed when the test process ends, even
+// when a test fails half-way.
+const children = new Set();
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 // mongobenchBinary returns the mongobench binary named by $MONGOBENCH_BIN,
 // or builds one from the repository into a temporary directory.
 function mongobenchBinary() {
@@ -37,7 +50,7 @@ function mongobenchBinary() {
 // --for bound) and resolves with the connection string it prints and a
 // stop function.
 function startServer(args) {
-  const child = spawn(mongobenchBinary(), [...args, '--for', '600s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(mongobenchBinary(), [...args, '--for', '600s'], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr += d;
@@ -71,7 +84,7 @@ function startServer(args) {
 class Adapter {
   constructor(stack, extraArgs = []) {
     this.stack = stack;
-    this.child = spawn(process.execPath, [ADAPTER, ...(stack ? ['--stack', stack] : []), ...extraArgs], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = track(spawn(process.execPath, [ADAPTER, ...(stack ? ['--stack', stack] : []), ...extraArgs], { stdio: ['pipe', 'pipe', 'pipe'] }));
     this.messages = [];
     this.waiters = [];
     this.stderr = '';
