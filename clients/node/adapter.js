@@ -68,9 +68,13 @@ class LineWriter {
   writeAll(buf, off) {
     fs.write(this.fd, buf, off, buf.length - off, null, (err, n) => {
       if (err && err.code === 'EAGAIN') {
-        setTimeout(() => this.writeAll(buf, off), 1);
+        // A non-blocking descriptor whose reader is behind: try again,
+        // less and less often, without holding the event loop.
+        this.backoff = Math.min(2 * (this.backoff || 0.5), 50);
+        setTimeout(() => this.writeAll(buf, off), this.backoff);
         return;
       }
+      this.backoff = 0;
       if (err) {
         // The reader is gone (EPIPE): nothing more can be said to it.
         this.broken = err;

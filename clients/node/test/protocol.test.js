@@ -221,3 +221,35 @@ test('a server that goes away mid-operation is a network error', async () => {
     await doomed.stop();
   }
 });
+
+test('a reader that stops reading does not stop the measured operations', async () => {
+  // Replies are written off the event loop: with the pipe full, the
+  // workers keep running and their results wait in memory. Were replies
+  // written synchronously (as process.stdout does on a pipe), every worker
+  // would stop for as long as mongobench does not read.
+  const server = await startServer(['testserver', '--addr', '127.0.0.1:0', '--delay', '1ms']);
+  const a = await start('node-driver', { uri: server.uri, database: 'mb', operations: findOp });
+  try {
+    const perWorker = 6000;
+    a.send({ type: 'phase', phase: 'run', workers: 4 });
+    for (let w = 0; w < 4; w++) a.send({ type: 'ops', worker: w, ops: Array.from({ length: perWorker }, () => [0, {}]) });
+    a.child.stdout.pause();
+    const pauseMs = 8000;
+    await new Promise((r) => setTimeout(r, pauseMs));
+    a.child.stdout.resume();
+    const r = await a.waitResults(4 * perWorker);
+    const starts = r.map((x) => x.start).sort((p, q) => p - q);
+    let gap = 0;
+    for (let i = 1; i < starts.length; i++) gap = Math.max(gap, starts[i] - starts[i - 1]);
+    // The operations ran on through the pause (24000 of at least 1 ms on
+    // 4 workers take at least 6 s; their results fill the pipe in less),
+    // with no stop of anything like its length.
+    assert.ok(gap < 2000e6, `longest time without a new operation: ${gap / 1e6} ms`);
+    a.send({ type: 'stop' });
+    await a.next('stopped');
+    assert.equal(await a.exit(), 0);
+  } finally {
+    a.kill();
+    await server.stop();
+  }
+});
