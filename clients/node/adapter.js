@@ -208,6 +208,14 @@ function errorCode(e) {
   return null;
 }
 
+// writtenBefore returns how many documents a failed insertMany still
+// wrote (an unordered one writes all it can, an ordered one those before
+// the failing document), as mongobench's Go executor counts them.
+function writtenBefore(e) {
+  if (e && e.name === 'MongoBulkWriteError' && typeof e.insertedCount === 'number') return e.insertedCount;
+  return 0;
+}
+
 function classify(e, scrub) {
   if (!(e instanceof Error)) {
     return { code: null, name: 'Error', message: scrub(oneLine(e)), labels: [], network: false, timeout: false };
@@ -236,7 +244,6 @@ function writeConcernOf(wc) {
   const out = {};
   if (wc.w !== undefined && wc.w !== null) out.w = wc.w;
   if (wc.j !== undefined && wc.j !== null) out.journal = wc.j;
-  if (wc.wtimeout_ms !== undefined && wc.wtimeout_ms !== null) out.wtimeoutMS = wc.wtimeout_ms;
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
@@ -698,9 +705,10 @@ class Worker {
 }
 
 class Phase {
-  constructor(adapter, workers, pending) {
+  constructor(adapter, workers, pending, received) {
     this.adapter = adapter;
-    this.t0 = process.hrtime.bigint();
+    // Operations' starts count from when the phase message was read.
+    this.t0 = received || process.hrtime.bigint();
     this.stopping = false;
     this.starved = 0;
     this.workers = [];
@@ -742,6 +750,7 @@ class Phase {
       } catch (e) {
         t1 = process.hrtime.bigint();
         err = classify(e, scrub);
+        docs = writtenBefore(e);
       }
       w.results.push([id, Number(t0 - this.t0), Number(t1 - t0), docs, err]);
     }
@@ -822,7 +831,7 @@ class Adapter {
     const n = msg.workers;
     if (!Number.isInteger(n) || n < 1) throw new FatalError(`phase: workers must be a positive integer, not ${JSON.stringify(n)}`);
     if (this.profile) await this.profile.start();
-    this.phase = new Phase(this, n, this.pending);
+    this.phase = new Phase(this, n, this.pending, msg.received);
     this.pending = new Map();
   }
 
@@ -903,6 +912,7 @@ function main() {
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   rl.on('line', (line) => {
     if (failed || line.trim() === '') return;
+    const received = process.hrtime.bigint();
     let msg;
     try {
       msg = JSON.parse(line);
@@ -910,6 +920,11 @@ function main() {
       fail(new FatalError(`a request that is not JSON: ${e.message}`));
       return;
     }
+    if (msg === null || typeof msg !== 'object') {
+      fail(new FatalError('a request that is not a JSON object'));
+      return;
+    }
+    if (msg.type === 'phase') msg.received = received;
     chain = chain.then(() => (failed ? undefined : adapter.handle(msg))).catch(fail);
   });
   // mongobench closing our standard input without "exit" ends the adapter
