@@ -227,7 +227,7 @@ function classify(e, scrub) {
   const name = e.name || e.constructor.name;
   // Server selection failed: the server was not reached at all, which
   // mongobench counts as a network failure rather than a timeout.
-  const selection = inChain(e, (x) => x.name === 'MongoServerSelectionError');
+  const selection = inChain(e, (x) => x.name === 'MongoServerSelectionError' || x.name === 'MongooseServerSelectionError');
   const network = selection || inChain(e, (x) => NETWORK_ERRORS.has(x.name)) || labels.includes('NetworkError');
   const timeout = !selection && (inChain(e, (x) => TIMEOUT_ERRORS.has(x.name)) || code === MAX_TIME_MS_EXPIRED);
   return { code, name, message: scrub(oneLine(e.message)), labels, network, timeout };
@@ -544,6 +544,11 @@ async function openMongooseStack(init, opts, lean) {
 async function openStack(init) {
   const opts = {};
   if (typeof init.timeout_ms === 'number' && init.timeout_ms > 0) {
+    // timeout_ms bounds every operation: the driver's client-side
+    // operation timeout (timeoutMS) covers server selection, checking out a
+    // connection, the round trips and iterating the cursor, and ends an
+    // operation that runs over with MongoOperationTimeoutError.
+    opts.timeoutMS = init.timeout_ms;
     opts.serverSelectionTimeoutMS = init.timeout_ms;
     opts.connectTimeoutMS = init.timeout_ms;
   }

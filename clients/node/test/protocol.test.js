@@ -187,17 +187,18 @@ test('stop waits for the operations in flight, runs no queued one, and a next ph
   }
 });
 
-test('a server that goes away mid-operation is a network error', async () => {
+test('a reply held past timeout_ms is a timeout error; a server that goes away mid-operation is a network error', async () => {
   // The server answers at once for its first 12 s (long enough for all
   // three adapters to connect), then holds every reply: operations sent
-  // after that are in flight when it is killed.
+  // after that are in flight until they time out or the server is killed.
   const stallAfterMs = 12000;
+  const timeoutMs = 5000;
   const doomed = await startServer(['testserver', '--addr', '127.0.0.1:0', '--stall-after', `${stallAfterMs}ms`, '--stall-for', '10m']);
   const since = Date.now();
   const adapters = [];
   try {
     for (const stack of STACKS) {
-      adapters.push(await start(stack, { uri: doomed.uri, database: 'mb', operations: findOp, timeoutMs: 5000 }));
+      adapters.push(await start(stack, { uri: doomed.uri, database: 'mb', operations: findOp, timeoutMs }));
     }
     assert.ok(Date.now() - since < stallAfterMs - 500, 'the adapters connected before the stall');
     await new Promise((r) => setTimeout(r, stallAfterMs + 500 - (Date.now() - since)));
@@ -205,11 +206,20 @@ test('a server that goes away mid-operation is a network error', async () => {
       a.send({ type: 'phase', phase: 'run', workers: 1 });
       a.send({ type: 'ops', worker: 0, ops: [[0, {}]] });
     }
-    await new Promise((r) => setTimeout(r, 1000));
-    for (const a of adapters) assert.equal(a.results().length, 0, `${a.stack}: the find is held`);
-    doomed.kill('SIGKILL');
     for (const a of adapters) {
       const [x] = await a.waitResults(1);
+      assert.ok(x.err, `${a.stack}: an error`);
+      assert.deepEqual([x.err.name, x.err.timeout, x.err.network, x.err.code], ['MongoOperationTimeoutError', true, false, null], `${a.stack}: ${JSON.stringify(x.err)}`);
+      // Ended by the timeout: not before it, and long before the stall.
+      assert.ok(x.latency >= 0.9 * timeoutMs * 1e6 && x.latency < 60e9, `${a.stack}: latency ${x.latency / 1e6} ms`);
+    }
+
+    for (const a of adapters) a.send({ type: 'ops', worker: 0, ops: [[0, {}]] });
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const a of adapters) assert.equal(a.results().length, 1, `${a.stack}: the second find is held`);
+    doomed.kill('SIGKILL');
+    for (const a of adapters) {
+      const [, x] = await a.waitResults(2);
       assert.ok(x.err, `${a.stack}: an error`);
       assert.deepEqual([x.err.network, x.err.timeout, x.err.code], [true, false, null], `${a.stack}: ${JSON.stringify(x.err)}`);
       a.send({ type: 'stop' });
