@@ -419,9 +419,11 @@ function pathType(mongoose, f, where) {
       return { $type: T.Mixed };
     case 'object':
       if (!f.fields || Object.keys(f.fields).length === 0) return { $type: T.Mixed };
-      // A nested path, not a subdocument: stored as the plain object the
-      // template generates, with no _id of its own.
-      return schemaDefinition(mongoose, f.fields, where);
+      // A single nested subdocument without an _id of its own rather than
+      // a nested path: Mongoose sets a nested path to {} in every document
+      // (or, minimizing, drops a generated {}), while a subdocument is stored
+      // exactly when the document has it.
+      return { $type: new mongoose.Schema(schemaDefinition(mongoose, f.fields, where), subSchemaOptions()) };
     case 'array': {
       // default: undefined keeps Mongoose from adding an empty array to a
       // document whose template did not generate the field.

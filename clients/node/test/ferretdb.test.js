@@ -351,3 +351,29 @@ test('write concern and read preference of an operation are accepted by every st
     }
   }
 });
+
+test('every stack stores exactly the fields a document has, none added (__v, empty arrays or objects)', async () => {
+  for (const stack of STACKS) {
+    const database = uniqueName('mb_fields');
+    const a = await start(stack, {
+      uri: server.uri,
+      database,
+      collections: [{ name: 'users', schema: SCHEMA, indexes: [] }],
+      operations: [{ kind: 'insertOne', collection: 'users' }, { kind: 'insertMany', collection: 'users' }],
+    });
+    try {
+      const r = await runOps(a, [
+        [0, { document: ej({ name: 'sparse' }) }],
+        [1, { documents: ej([{ name: 'sparse2', addr: {} }, { name: 'extra', notInSchema: new Int32(3), tags: [] }]) }],
+      ]);
+      assert.deepEqual(r.map((x) => x.err), [null, null]);
+      const stored = await raw(database, 'users');
+      assert.deepEqual(stored.map((d) => Object.keys(d).sort()), [['_id', 'name', 'notInSchema', 'tags'], ['_id', 'name'], ['_id', 'addr', 'name']], stack);
+      assert.equal(stored[0].notInSchema._bsontype, 'Int32');
+      assert.deepEqual(stored[2].addr, {});
+      assert.equal(await a.exit(), 0);
+    } finally {
+      a.kill();
+    }
+  }
+});
