@@ -453,9 +453,15 @@ function buildSchema(mongoose, coll, op) {
   const def = schemaDefinition(mongoose, fields, coll ? coll.name : op.collection);
   if (def._id && def._id.$type === mongoose.Schema.Types.ObjectId) {
     // Like the driver, Mongoose generates an ObjectId _id when the
-    // template does not; an _id of another type has to come with the
-    // document.
+    // document has none.
     def._id.auto = true;
+  } else if (def._id) {
+    // An _id of another type (a formatted string, a number) comes from
+    // the load's template, while an operation's documents may have none,
+    // for which the driver generates an ObjectId. Mongoose generates only
+    // ObjectIds, and casts every value to the path's type, so such an _id
+    // is Mixed (stored as given) with an ObjectId default.
+    def._id = { $type: mongoose.Schema.Types.Mixed, default: () => new mongoose.Types.ObjectId() };
   }
   const opts = {
     collection: op.collection, // the name as given: no pluralization

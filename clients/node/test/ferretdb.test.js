@@ -377,3 +377,30 @@ test('every stack stores exactly the fields a document has, none added (__v, emp
     }
   }
 });
+
+test('an _id that is not an ObjectId is stored as given, and generated as an ObjectId when a document has none', async () => {
+  const schema = { fields: { _id: { type: 'string' }, name: { type: 'string' } } };
+  for (const stack of STACKS) {
+    const database = uniqueName('mb_id');
+    const a = await start(stack, {
+      uri: server.uri,
+      database,
+      collections: [{ name: 'users', schema, indexes: [] }],
+      operations: [{ kind: 'insertOne', collection: 'users' }, { kind: 'findOne', collection: 'users' }, { kind: 'insertOne', collection: 'users' }],
+    });
+    try {
+      const r = await runOps(a, [
+        [0, { document: ej({ _id: 'u00001', name: 'a' }) }],
+        [2, { document: ej({ name: 'b' }) }],
+        [1, { filter: ej({ _id: 'u00001' }) }],
+      ]);
+      assert.deepEqual(r.map((x) => [x.docs, x.err]), [[1, null], [1, null], [1, null]], stack);
+      const stored = await raw(database, 'users');
+      assert.equal(stored[0]._id, 'u00001');
+      assert.equal(stored[1]._id._bsontype, 'ObjectId', stack);
+      assert.equal(await a.exit(), 0);
+    } finally {
+      a.kill();
+    }
+  }
+});
