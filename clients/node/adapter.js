@@ -473,7 +473,6 @@ function buildSchema(mongoose, coll, op) {
     autoIndex: false, // mongobench creates the indexes itself
     autoCreate: false,
     bufferCommands: false,
-    id: false,
   };
   const wc = writeConcernOf(op.write_concern);
   if (wc) opts.writeConcern = wc;
