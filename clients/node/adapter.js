@@ -488,6 +488,9 @@ function buildSchema(mongoose, coll, op) {
 // Stacks: connect, bind operations, close.
 
 async function openDriverStack(init, opts) {
+  for (const op of init.operations) {
+    if (!driverKinds[op.kind]) throw new FatalError(`operation ${JSON.stringify(op.name)}: kind ${op.kind} is not known to the node-driver stack`);
+  }
   const { MongoClient } = require('mongodb');
   const client = new MongoClient(init.uri, opts);
   await client.connect();
@@ -496,7 +499,6 @@ async function openDriverStack(init, opts) {
   const calls = new Map();
   for (const op of init.operations) {
     const bind = driverKinds[op.kind];
-    if (!bind) throw new FatalError(`operation ${JSON.stringify(op.name)}: kind ${op.kind} is not known to the node-driver stack`);
     const collOpts = {};
     const wc = writeConcernOf(op.write_concern);
     if (wc) collOpts.writeConcern = wc;

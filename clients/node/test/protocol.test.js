@@ -195,10 +195,14 @@ test('a reply held past timeout_ms is a timeout error; a server that goes away m
   const timeoutMs = 5000;
   const doomed = await startServer(['testserver', '--addr', '127.0.0.1:0', '--stall-after', `${stallAfterMs}ms`, '--stall-for', '10m']);
   const since = Date.now();
+  // No heartbeat during the test: a monitor's hello held by the stall would
+  // mark the server unknown and fail operations with a server selection
+  // error instead, whenever it happened to fall due.
+  const uri = `${doomed.uri}&heartbeatFrequencyMS=600000`;
   const adapters = [];
   try {
     for (const stack of STACKS) {
-      adapters.push(await start(stack, { uri: doomed.uri, database: 'mb', operations: findOp, timeoutMs }));
+      adapters.push(await start(stack, { uri, database: 'mb', operations: findOp, timeoutMs }));
     }
     assert.ok(Date.now() - since < stallAfterMs - 500, 'the adapters connected before the stall');
     await new Promise((r) => setTimeout(r, stallAfterMs + 500 - (Date.now() - since)));
