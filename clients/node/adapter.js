@@ -528,6 +528,11 @@ async function openMongooseStack(init, opts, lean) {
     autoCreate: false,
     bufferCommands: false,
   });
+  // A connection error after connecting reaches the operations that meet
+  // it; the event itself is only logged (unhandled, it would end the
+  // process).
+  const scrub = makeScrubber(init.uri);
+  conn.on('error', (e) => process.stderr.write(`adapter: connection: ${scrub(oneLine(e.message))}\n`));
   await conn.asPromise();
   await conn.db.command({ ping: 1 });
   const calls = new Map();
@@ -921,8 +926,13 @@ function main() {
   const fail = (e) => {
     if (failed) return;
     failed = true;
-    adapter.fatal(e instanceof FatalError ? e.message : `${e.name || 'Error'}: ${e.message}`);
+    const message = e instanceof FatalError ? e.message : `${(e && e.name) || 'Error'}: ${e && e.message !== undefined ? e.message : e}`;
+    adapter.fatal(message).catch(() => process.exit(1));
   };
+  // Anything thrown outside a measured call is the adapter's own failure:
+  // a one-line fatal reply rather than a stack trace.
+  process.on('uncaughtException', fail);
+  process.on('unhandledRejection', fail);
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   rl.on('line', (line) => {
     if (failed || line.trim() === '') return;
