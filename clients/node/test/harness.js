@@ -41,6 +41,7 @@ function mongobenchBinary() {
     return binary;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mb-node-test-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   binary = path.join(dir, 'mongobench');
   execFileSync('go', ['build', '-o', binary, './cmd/mongobench'], { cwd: REPO, stdio: ['ignore', 'inherit', 'inherit'] });
   return binary;
