@@ -65,6 +65,12 @@ test('bad starts are one-line fatal replies and a non-zero exit', async (t) => {
     { name: 'stack mismatch', args: ['node-driver'], init: { stack: 'node-mongoose' }, want: /init asks for stack node-mongoose but the adapter was started with --stack node-driver/ },
     { name: 'protocol 2', args: ['node-driver'], init: { protocol: 2 }, want: /protocol 2 is not supported/ },
     { name: 'unknown kind', args: ['node-driver'], init: { operations: [{ id: 0, name: 'w', kind: 'watch', collection: 'c' }] }, want: /operation "w": kind watch is not known/ },
+    {
+      name: 'unknown schema type',
+      args: ['node-mongoose'],
+      init: { stack: 'node-mongoose', collections: [{ name: 'c', schema: { fields: { at: { type: 'timestamp' } } }, indexes: [] }] },
+      want: /schema c\.at: unknown type "timestamp"/,
+    },
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
