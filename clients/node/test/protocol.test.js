@@ -273,3 +273,19 @@ test('a reader that stops reading does not stop the measured operations', async 
     await server.stop();
   }
 });
+
+test('operations sent before their phase line run in it; closing standard input ends the adapter like exit', async () => {
+  const a = await start('node-mongoose-lean', { uri: fast.uri, database: 'mb', operations: findOp });
+  try {
+    a.send({ type: 'ops', worker: 0, ops: [[0, {}], [0, {}]] });
+    a.send({ type: 'phase', phase: 'run', workers: 1 });
+    const r = await a.waitResults(2);
+    assert.deepEqual(r.map((x) => [x.id, x.docs, x.err]), [[0, 1, null], [0, 1, null]]);
+    a.child.stdin.end();
+    assert.equal(await a.exited, 0);
+    // The phase's results were all sent, and no stopped reply (no stop).
+    assert.equal(a.messages.filter((m) => m.type === 'stopped').length, 0);
+  } finally {
+    a.kill();
+  }
+});
