@@ -766,6 +766,8 @@ class Phase {
         if (!call) throw new Error(`operation id ${id} was not declared at init`);
         docs = await call(args);
         t1 = process.hrtime.bigint();
+        // An unacknowledged write (w: 0) reports no counts.
+        if (typeof docs !== 'number') docs = 0;
       } catch (e) {
         t1 = process.hrtime.bigint();
         err = classify(e, scrub);
