@@ -120,6 +120,7 @@ command gracefully.`,
 		newTestServerCommand(st),
 		newReportCommand(st),
 		newCompareCommand(st),
+		newKubeCommand(st),
 	)
 
 	return root
