@@ -182,17 +182,9 @@ func runKube(st *State, changed func(string) bool, path string, f *kubeFlags) er
 	}
 
 	fmt.Fprintf(st.Stderr, "Results: %s on claim %s once Job %s-merge completes.\n",
-		kube.MergedResultsPath(o.RunID), claimName(&o), o.Name)
+		kube.MergedResultsPath(o.RunID), o.ClaimName(), o.Name)
 
 	return nil
-}
-
-func claimName(o *kube.Options) string {
-	if o.ResultsClaim != "" {
-		return o.ResultsClaim
-	}
-
-	return o.Name + "-results"
 }
 
 // checkManifestURI refuses a connection string that cannot be written into

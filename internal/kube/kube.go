@@ -184,15 +184,20 @@ func Build(o *Options) (*Manifests, error) {
 
 // Names of the objects, derived from Options.Name.
 func (o *Options) configMapName() string { return o.Name + "-workload" }
-func (o *Options) claimName() string {
+
+func (o *Options) shardsJobName() string { return o.Name + "-shards" }
+
+func (o *Options) mergeJobName() string { return o.Name + "-merge" }
+
+// ClaimName is the claim the results are written to: the existing one
+// named by ResultsClaim, or the one Build makes.
+func (o *Options) ClaimName() string {
 	if o.ResultsClaim != "" {
 		return o.ResultsClaim
 	}
 
 	return o.Name + "-results"
 }
-func (o *Options) shardsJobName() string { return o.Name + "-shards" }
-func (o *Options) mergeJobName() string  { return o.Name + "-merge" }
 
 // labels are the recommended app.kubernetes.io labels plus the run id, so
 // that `kubectl get pods -l mongobench.io/run=ID` lists one run's pods.
@@ -234,7 +239,7 @@ func (o *Options) claim() (*corev1.PersistentVolumeClaim, error) {
 
 	c := &corev1.PersistentVolumeClaim{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
-		ObjectMeta: o.meta(o.claimName(), "results"),
+		ObjectMeta: o.meta(o.ClaimName(), "results"),
 		Spec: corev1.PersistentVolumeClaimSpec{
 			// Every shard pod, on any node, writes to it at once.
 			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
@@ -259,7 +264,7 @@ func (o *Options) claim() (*corev1.PersistentVolumeClaim, error) {
 // threshold, say) does not make the Job controller stop the shards still
 // running; the Job is marked failed once they have all finished.
 func (o *Options) shardsJob() *batchv1.Job {
-	n := int32(o.Shards) //nolint:gosec // o.check bounds Shards to MaxShards.
+	n := int32(o.Shards) // o.check bounds Shards to MaxShards.
 	indexed := batchv1.IndexedCompletion
 
 	args := []string{
@@ -385,7 +390,7 @@ func (o *Options) podSpec(c corev1.Container) corev1.PodSpec {
 		Containers: []corev1.Container{c},
 		Volumes: []corev1.Volume{
 			{Name: "results", VolumeSource: corev1.VolumeSource{
-				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: o.claimName()},
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: o.ClaimName()},
 			}},
 			{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 		},
