@@ -276,7 +276,7 @@ func (o *Options) shardsJob() *batchv1.Job {
 	}
 
 	for _, s := range o.Set {
-		args = append(args, "--set", s)
+		args = append(args, "--set", escapeExpansion(s))
 	}
 
 	c := o.container("mongobench", args)
@@ -398,6 +398,11 @@ func (o *Options) podSpec(c corev1.Container) corev1.PodSpec {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// escapeExpansion keeps a user's argument as written: Kubernetes replaces
+// $(NAME) in args with the container's variable NAME, and leaves $$(NAME)
+// as the literal $(NAME).
+func escapeExpansion(arg string) string { return strings.ReplaceAll(arg, "$(", "$$(") }
 
 // errOption is the error of a bad option: one line naming the flag.
 func errOption(flag, format string, args ...any) error {

@@ -381,6 +381,19 @@ func TestSecretOnlyWhenAValueIsGiven(t *testing.T) {
 	}
 }
 
+func TestSetValuesAreNotExpandedByKubernetes(t *testing.T) {
+	o := options()
+	o.Set = []string{"pattern=^a$(b)", "plain=1"}
+	_, d := render(t, o)
+
+	args := jobNamed(t, d, "demo-shards").Spec.Template.Spec.Containers[0].Args
+	want := []string{"--set", "pattern=^a$$(b)", "--set", "plain=1"}
+
+	if got := args[len(args)-4:]; !slices.Equal(got, want) {
+		t.Errorf("args end with %q, want %q", got, want)
+	}
+}
+
 func TestOneShard(t *testing.T) {
 	o := options()
 	o.Shards = 1
