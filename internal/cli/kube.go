@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/inputfile"
 	"github.com/mongobench/mongobench/internal/kube"
 	"github.com/mongobench/mongobench/internal/redact"
 )
@@ -118,9 +117,14 @@ func runKube(st *State, changed func(string) bool, path string, f *kubeFlags) er
 		return &exitError{code: ExitBadInput, msg: fmt.Sprintf("%s has problems; no manifests written", path)}
 	}
 
-	text, err := inputfile.Read(ctx, path)
-	if err != nil {
-		return badInput("%s: %v", path, err)
+	// The file as read and validated, unchanged: --set values reach the
+	// shards as arguments, not baked into the ConfigMap.
+	text := compiled.Spec.Source()
+
+	// The shards measure one deployment, the one in the Secret; targets
+	// would make each pod run a matrix of its own servers.
+	if n := compiled.Spec.Node("targets"); n != nil {
+		return badInput("%s:%d: targets: a sharded run measures the deployment whose connection string is in the Secret; remove targets (or run the matrix with mongobench run)", path, n.Line)
 	}
 
 	// The ConfigMap is readable by anyone who may read the namespace:

@@ -51,6 +51,8 @@ func TestKubePrintsManifests(t *testing.T) {
 		"name: kube-demo-workload", "name: kube-demo-results", "name: kube-demo-shards", "name: kube-demo-merge",
 		"/workload/demo.yaml", "/results/r1/shard-$(JOB_COMPLETION_INDEX).json", "- threads=4",
 		"name: kube-demo-uri", "image: example.com/mb:1",
+		// The workload as written: --set is an argument, not an edit.
+		"concurrency: ${threads}",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the manifests lack %q", want)
@@ -111,6 +113,10 @@ func TestKubeRejects(t *testing.T) {
 	secret := writeTemp(t, "secret.yaml", strings.Replace(kubeWorkload, "collections:",
 		"targets:\n  - kind: uri\n    uri: mongodb://bench:hunter2secret@db:27017/\ncollections:", 1))
 
+	targets := writeTemp(t, "targets.yaml", strings.Replace(kubeWorkload, "collections:",
+		"targets:\n  - kind: embedded\ncollections:", 1))
+	commented := writeTemp(t, "commented.yaml", "# try mongodb://bench:hunter2secret@db:27017/\n"+kubeWorkload)
+
 	tests := []struct {
 		name string
 		args []string
@@ -123,7 +129,9 @@ func TestKubeRejects(t *testing.T) {
 		{"bad namespace", []string{good, "--shards", "2", "-n", "Bench"}, `--namespace "Bench"`},
 		{"bad set", []string{good, "--shards", "2", "--set", "nope=1"}, "nope"},
 		{"broken workload", []string{broken, "--shards", "2"}, "broken.yaml has problems; no manifests written"},
-		{"secret in workload", []string{secret, "--shards", "2"}, "secret.yaml:7: holds a password or another secret"},
+		{"secret in workload", []string{secret, "--shards", "2"}, "secret.yaml:6: targets: a sharded run measures the deployment"},
+		{"targets", []string{targets, "--shards", "2"}, "targets.yaml:6: targets: a sharded run measures the deployment"},
+		{"secret in a comment", []string{commented, "--shards", "2"}, "commented.yaml:1: holds a password or another secret"},
 		{"password in uri", []string{good, "--shards", "2", "--uri", "mongodb://bench:hunter2secret@db:27017/"}, "holds a password or another secret"},
 		{"secret option in uri", []string{good, "--shards", "2", "--uri", "mongodb://db/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:hunter2secret"}, "holds a password or another secret"},
 		{"env ref in uri", []string{good, "--shards", "2", "--uri", "mongodb://bench:${PW}@db/"}, "refers to environment variables"},
