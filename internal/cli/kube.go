@@ -29,6 +29,8 @@ type kubeFlags struct {
 	resultsClaim string
 	resultsSize  string
 	storageClass string
+	cpu          string
+	memory       string
 	set          []string
 	mergeTimeout time.Duration
 	runID        string
@@ -86,6 +88,8 @@ sharded run.`,
 	fl.StringVar(&f.resultsClaim, "results-claim", "", "existing PersistentVolumeClaim for the results files (default: make NAME-results)")
 	fl.StringVar(&f.resultsSize, "results-size", "1Gi", "size of the results claim mongobench makes")
 	fl.StringVar(&f.storageClass, "storage-class", "", "storage class of that claim; it must offer ReadWriteMany (default: the cluster's default class)")
+	fl.StringVar(&f.cpu, "cpu", "", "CPU each shard requests and is limited to, e.g. 2 or 500m (default: none set)")
+	fl.StringVar(&f.memory, "memory", "", "memory each shard requests and is limited to, e.g. 1Gi (default: none set)")
 	fl.StringArrayVar(&f.set, "set", nil, "set a workload parameter for every shard, repeatable: name=value (checked here)")
 	fl.DurationVar(&f.mergeTimeout, "merge-timeout", 24*time.Hour, "how long the merge waits for every shard's results file")
 	fl.StringVar(&f.runID, "run-id", "", "directory of this run on the results volume (default: the time now, UTC)")
@@ -148,6 +152,8 @@ func runKube(st *State, changed func(string) bool, path string, f *kubeFlags) er
 		ResultsClaim: f.resultsClaim,
 		ResultsSize:  f.resultsSize,
 		StorageClass: f.storageClass,
+		CPU:          f.cpu,
+		Memory:       f.memory,
 		MergeTimeout: f.mergeTimeout,
 	}
 

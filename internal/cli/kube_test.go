@@ -127,6 +127,7 @@ func TestKubeRejects(t *testing.T) {
 		{"bad image", []string{good, "--shards", "2", "--image", "Mongo Bench"}, `--image "Mongo Bench"`},
 		{"bad name", []string{good, "--shards", "2", "--name", "my_run"}, `--name "my_run" is not a valid name`},
 		{"bad namespace", []string{good, "--shards", "2", "-n", "Bench"}, `--namespace "Bench"`},
+		{"bad cpu", []string{good, "--shards", "2", "--cpu", "lots"}, `--cpu "lots" is not a positive Kubernetes quantity`},
 		{"bad set", []string{good, "--shards", "2", "--set", "nope=1"}, "nope"},
 		{"broken workload", []string{broken, "--shards", "2"}, "broken.yaml has problems; no manifests written"},
 		{"secret in workload", []string{secret, "--shards", "2"}, "secret.yaml:6: targets: a sharded run measures the deployment"},

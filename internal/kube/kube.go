@@ -109,6 +109,13 @@ type Options struct {
 	ResultsSize  string
 	StorageClass string
 
+	// CPU and Memory, when set, are the shard container's requests and
+	// limits alike (Kubernetes quantities such as 2 or 500m, 1Gi), so that
+	// a shard gets what it asked for and no more whatever else runs on its
+	// node; with both set the pods are in the Guaranteed QoS class.
+	CPU    string
+	Memory string
+
 	// MergeTimeout bounds how long the merge Job waits for the shards'
 	// results files; the Job's activeDeadlineSeconds adds a margin to it.
 	MergeTimeout time.Duration
@@ -160,9 +167,14 @@ func Build(o *Options) (*Manifests, error) {
 		return nil, err
 	}
 
+	resources, err := o.shardResources()
+	if err != nil {
+		return nil, err
+	}
+
 	m := &Manifests{
 		ConfigMap: o.configMap(),
-		Shards:    o.shardsJob(),
+		Shards:    o.shardsJob(resources),
 		Merge:     o.mergeJob(),
 	}
 
@@ -263,7 +275,7 @@ func (o *Options) claim() (*corev1.PersistentVolumeClaim, error) {
 // backoffLimit, so that one shard failing (exit code 99 for a failed
 // threshold, say) does not make the Job controller stop the shards still
 // running; the Job is marked failed once they have all finished.
-func (o *Options) shardsJob() *batchv1.Job {
+func (o *Options) shardsJob(resources corev1.ResourceRequirements) *batchv1.Job {
 	n := int32(o.Shards) // o.check bounds Shards to MaxShards.
 	indexed := batchv1.IndexedCompletion
 
@@ -293,6 +305,7 @@ func (o *Options) shardsJob() *batchv1.Job {
 		}},
 	)
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "workload", MountPath: workloadDir, ReadOnly: true})
+	c.Resources = resources
 
 	pod := o.podSpec(c)
 	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "workload", VolumeSource: corev1.VolumeSource{
@@ -313,6 +326,37 @@ func (o *Options) shardsJob() *batchv1.Job {
 			},
 		},
 	}
+}
+
+// shardResources are the shard container's requests and limits, equal,
+// from CPU and Memory.
+func (o *Options) shardResources() (corev1.ResourceRequirements, error) {
+	var r corev1.ResourceRequirements
+
+	for _, q := range []struct {
+		flag, value, example string
+		name                 corev1.ResourceName
+	}{
+		{"cpu", o.CPU, "2 or 500m", corev1.ResourceCPU},
+		{"memory", o.Memory, "1Gi", corev1.ResourceMemory},
+	} {
+		if q.value == "" {
+			continue
+		}
+
+		v, err := resource.ParseQuantity(q.value)
+		if err != nil || v.Sign() <= 0 {
+			return r, errOption(q.flag, "%q is not a positive Kubernetes quantity such as %s", q.value, q.example)
+		}
+
+		if r.Requests == nil {
+			r.Requests, r.Limits = corev1.ResourceList{}, corev1.ResourceList{}
+		}
+
+		r.Requests[q.name], r.Limits[q.name] = v, v
+	}
+
+	return r, nil
 }
 
 // mergeJob waits for every shard's results file and merges them. It starts

@@ -394,6 +394,26 @@ func TestSetValuesAreNotExpandedByKubernetes(t *testing.T) {
 	}
 }
 
+func TestResources(t *testing.T) {
+	o := options()
+	_, d := render(t, o)
+
+	if r := jobNamed(t, d, "demo-shards").Spec.Template.Spec.Containers[0].Resources; len(r.Requests)+len(r.Limits) != 0 {
+		t.Errorf("resources %+v set without --cpu or --memory", r)
+	}
+
+	o.CPU, o.Memory = "1500m", "512Mi"
+	_, d = render(t, o)
+
+	r := jobNamed(t, d, "demo-shards").Spec.Template.Spec.Containers[0].Resources
+	for name, want := range map[corev1.ResourceName]string{corev1.ResourceCPU: "1500m", corev1.ResourceMemory: "512Mi"} {
+		req, lim := r.Requests[name], r.Limits[name]
+		if req.String() != want || lim.String() != want {
+			t.Errorf("%s: request %s, limit %s, want both %s", name, req.String(), lim.String(), want)
+		}
+	}
+}
+
 func TestOneShard(t *testing.T) {
 	o := options()
 	o.Shards = 1
@@ -426,6 +446,8 @@ func TestBuildRejectsBadOptions(t *testing.T) {
 		{"class with existing claim", func(o *kube.Options) { o.ResultsClaim = "x"; o.StorageClass = "y" }, "--storage-class applies to the claim mongobench makes"},
 		{"bad size", func(o *kube.Options) { o.ResultsSize = "lots" }, `--results-size "lots" is not a positive Kubernetes quantity`},
 		{"zero size", func(o *kube.Options) { o.ResultsSize = "0" }, `--results-size "0" is not a positive`},
+		{"bad cpu", func(o *kube.Options) { o.CPU = "two" }, `--cpu "two" is not a positive Kubernetes quantity such as 2 or 500m`},
+		{"zero memory", func(o *kube.Options) { o.Memory = "0Gi" }, `--memory "0Gi" is not a positive Kubernetes quantity such as 1Gi`},
 		{"bad run id", func(o *kube.Options) { o.RunID = "../x" }, `--run-id "../x"`},
 		{"short merge timeout", func(o *kube.Options) { o.MergeTimeout = time.Millisecond }, "--merge-timeout must be at least 1s"},
 		{"huge workload", func(o *kube.Options) { o.WorkloadText = strings.Repeat("#", 1<<20) }, "a ConfigMap holds at most 1048576"},
