@@ -122,6 +122,7 @@ command gracefully.`,
 		newReportCommand(st),
 		newCompareCommand(st),
 		newMergeCommand(st),
+		newKubeCommand(st),
 	)
 
 	return root
