@@ -447,6 +447,14 @@ class MongoEngineStack:
         rp = read_preference(op.get("read_preference"))
         upsert = bool(op.get("upsert", False))
 
+        # A new Document takes attribute names (id, not _id), so a stored
+        # document's top-level keys are renamed; nested documents are built
+        # from their stored form by MongoEngine itself.
+        db_to_attr = {f.db_field: name for name, f in model._fields.items()}
+
+        def attrs_of(d):
+            return {db_to_attr.get(k, k): v for k, v in d.items()}
+
         def objects(a):
             qs = model.objects(__raw__=a.get("filter") or {})
             if rp is not None:
@@ -472,7 +480,7 @@ class MongoEngineStack:
             # save() on a document whose _id is set is an upsert (a
             # find_one_and_replace, then an insert); force_insert makes it
             # the single insert the kind means, with duplicate key errors.
-            model(**a["document"]).save(force_insert=True, write_concern=wc)
+            model(**attrs_of(a["document"])).save(force_insert=True, write_concern=wc)
             return 1
 
         def insert_many(a):
@@ -480,7 +488,8 @@ class MongoEngineStack:
                 raise Unsupported("MongoEngine's QuerySet.insert has no ordered option")
             # load_bulk=False: the default re-reads every inserted document
             # with a second query, which is not the kind's single write.
-            ids = model.objects.insert([model(**d) for d in a["documents"]], load_bulk=False, write_concern=wc)
+            ids = model.objects.insert([model(**attrs_of(d)) for d in a["documents"]], load_bulk=False,
+                                       write_concern=wc)
             return len(ids)
 
         def find_one(a):

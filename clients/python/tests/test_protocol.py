@@ -176,7 +176,7 @@ def test_results_flow_while_running(adapter_factory, slow_server, stack):
     assert len(results) == 40
     stop_at = next(i for i, m in enumerate(seen) if m["type"] == "stopped")
     assert sum(1 for m in seen[:stop_at] if m["type"] == "done") >= 2
-    assert all(r[4] >= 20_000_000 for r in results), "latency below the server's reply delay"
+    assert all(r[3] >= 20_000_000 for r in results), [r[3] for r in results]
 
 
 @pytest.mark.parametrize("stack", STACKS)
@@ -200,7 +200,9 @@ def test_stop_with_ops_in_flight_then_next_phase(adapter_factory, slow_server, s
     # Nothing arrives after stopped; a new phase starts its own clock.
     a.send({"type": "phase", "phase": "load", "workers": 1})
     a.send({"type": "ops", "worker": 0, "ops": [[1, {"document": {"_id": 9, "value": "x"}}]]})
-    m = a.expect("done")
+    while (m := a.recv())["type"] == "need":
+        pass
+    assert m["type"] == "done"
     assert m["worker"] == 0 and len(m["r"]) == 1 and m["r"][0][0] == 1 and m["r"][0][4] is None
     assert m["r"][0][1] < 5_000_000_000
     a.send({"type": "stop"})
