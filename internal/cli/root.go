@@ -118,6 +118,7 @@ command gracefully.`,
 		newValidateCommand(st),
 		newVersionCommand(st),
 		newTestServerCommand(st),
+		newServeCommand(st),
 		newReportCommand(st),
 		newCompareCommand(st),
 	)
