@@ -22,6 +22,7 @@ import os
 import platform
 import queue
 import re
+import signal
 import sys
 import threading
 import time
@@ -516,7 +517,8 @@ class MongoEngineStack:
             return res.modified_count + (1 if res.upserted_id is not None else 0)
 
         def update_one(a):
-            return updated(objects(a).update_one(upsert=upsert, write_concern=wc, full_result=True, __raw__=a["update"]))
+            return updated(objects(a).update_one(upsert=upsert, write_concern=wc, full_result=True,
+                                                 __raw__=a["update"]))
 
         def update_many(a):
             return updated(objects(a).update(upsert=upsert, multi=True, write_concern=wc, full_result=True,
@@ -588,7 +590,7 @@ def embedded_class(field):
 def reserved_names():
     import mongoengine
 
-    return set(dir(mongoengine.Document)) | set(dir(mongoengine.EmbeddedDocument)) | {"id", "pk", "objects"}
+    return set(dir(mongoengine.Document)) | set(dir(mongoengine.EmbeddedDocument)) | {"id", "pk", "objects", "meta"}
 
 
 IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -780,8 +782,13 @@ class Worker:
                 prof.disable()
             err = None
             if exc is not None:
-                err = classify(exc, ph.redact)
-                docs = docs_of_error(exc)
+                try:
+                    err = classify(exc, ph.redact)
+                    docs = docs_of_error(exc)
+                except Exception as bug:  # still a result, never a dead worker
+                    err = {"code": None, "name": type(exc).__name__, "message": f"(unclassified: {bug})",
+                           "labels": [], "network": False, "timeout": False}
+                    docs = 0
             out.append([opid, start - t0, end - start, int(docs or 0), err])
 
 
@@ -947,6 +954,12 @@ class Session:
     def read_loop(self, stream) -> None:
         """Reads stdin: ops go straight to their worker, the rest to the
         control loop. EOF ends the session like exit."""
+        try:
+            self._read(stream)
+        except Exception as exc:  # a bug here must end the session, not hang it
+            self.control.put(("bad", f"reading requests: {type(exc).__name__}: {exc}", time.perf_counter_ns()))
+
+    def _read(self, stream) -> None:
         for line in stream:
             received = time.perf_counter_ns()
             if not line.strip():
@@ -1100,6 +1113,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="mongobench client adapter for Python stacks")
     parser.add_argument("--stack", required=True, choices=STACKS)
     args = parser.parse_args(argv)
+    # mongobench shuts the adapter down through the protocol (stop, exit, or
+    # EOF when it dies). Ctrl-C in a terminal reaches the whole process
+    # group; ignoring it here lets mongobench stop the phase in order
+    # instead of losing the calls in flight to a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     writer = Writer(sys.stdout)
     try:
         code = Session(args.stack, writer).run(stdin_lines())

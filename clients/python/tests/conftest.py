@@ -54,7 +54,7 @@ class Server:
             self.uri = lines.get(timeout=120).strip()
         except queue.Empty:
             self.stop()
-            raise RuntimeError(f"{argv[1]} printed no connection string in 120 s")
+            raise RuntimeError(f"{argv[1]} printed no connection string in 120 s") from None
         if not self.uri.startswith("mongodb://"):
             err = self.proc.stderr.read() if self.proc.poll() is not None else ""
             self.stop()

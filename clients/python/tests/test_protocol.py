@@ -235,3 +235,34 @@ def test_timeout_is_classified(adapter_factory, mongobench, stack):
     err = results[0][5]
     assert err is not None and err["timeout"] is True, err
     assert err["code"] is None or err["code"] == 50, err
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_profile_files_written(adapter_factory, null_server, tmp_path, stack):
+    prefix = str(tmp_path / "prof")
+    a = start(adapter_factory, stack, null_server, [op(0, "find")], profile=prefix)
+    a.expect("ready")
+    results, _, _ = a.run_phase(2, {0: [[0, {}]] * 30, 1: [[0, {}]] * 30})
+    assert len(results) == 60
+    a.send({"type": "exit"})
+    assert a.recv() is None
+    assert a.wait() == 0
+    stats = pstats.Stats(prefix + ".pstats")
+    # Both workers' profiles were merged: the stack's find ran 60 times.
+    finds = [v for (file, _, func), v in stats.stats.items() if func == "find" and "pymongo" in file
+             and file.endswith("collection.py")]
+    assert finds and finds[0][1] == 60
+    with open(prefix + ".top.json", encoding="utf-8") as f:
+        top = json.load(f)
+    for key in ("frames", "frames_by_total"):
+        frames = top[key]
+        assert 0 < len(frames) <= 30
+        assert set(frames[0]) == {"function", "file", "line", "self_ms", "total_ms", "calls"}
+    selfs = [f["self_ms"] for f in top["frames"]]
+    assert selfs == sorted(selfs, reverse=True)
+    totals = [f["total_ms"] for f in top["frames_by_total"]]
+    assert totals == sorted(totals, reverse=True)
+    assert any("pymongo" in f["file"] for f in top["frames_by_total"])
+    # Only the timed calls are profiled: no frame of the adapter's own
+    # queue handling or protocol I/O.
+    assert not any(f["function"] in ("next_op", "read_loop", "_loop", "flush") for f in top["frames_by_total"])
