@@ -266,3 +266,33 @@ def test_profile_files_written(adapter_factory, null_server, tmp_path, stack):
     # Only the timed calls are profiled: no frame of the adapter's own
     # queue handling or protocol I/O.
     assert not any(f["function"] in ("next_op", "read_loop", "_loop", "flush") for f in top["frames_by_total"])
+
+
+def test_protocol_misuse_is_fatal(adapter_factory, null_server):
+    a = start(adapter_factory, "python-pymongo", null_server, [op(0, "find")])
+    a.expect("ready")
+    a.send({"type": "phase", "phase": "run", "workers": 2})
+    a.send({"type": "ops", "worker": 5, "ops": [[0, {}]]})
+    msg = a.expect("fatal")
+    assert "worker 5" in msg["message"] and "2 workers" in msg["message"]
+    assert a.wait() != 0
+
+    a = start(adapter_factory, "python-pymongo", null_server, [op(0, "find")])
+    a.expect("ready")
+    a.send({"type": "phase", "phase": "run", "workers": 1})
+    a.send({"type": "phase", "phase": "run", "workers": 1})
+    assert "stop first" in a.expect("fatal")["message"]
+    assert a.wait() != 0
+
+
+def test_eof_ends_the_session_and_writes_the_profile(adapter_factory, null_server, tmp_path):
+    prefix = str(tmp_path / "eof")
+    a = start(adapter_factory, "python-pymongo", null_server, [op(0, "find")], profile=prefix)
+    a.expect("ready")
+    a.send({"type": "phase", "phase": "run", "workers": 1})
+    a.send({"type": "ops", "worker": 0, "ops": [[0, {}]] * 5})
+    while a.recv()["type"] != "done":
+        pass
+    a.proc.stdin.close()  # mongobench died mid-phase
+    assert a.wait() == 0
+    assert pstats.Stats(prefix + ".pstats").total_calls > 0
