@@ -8,6 +8,7 @@ import json
 import platform
 import pstats
 import socket
+import sys
 import time
 
 import mongoengine
@@ -263,9 +264,11 @@ def test_profile_files_written(adapter_factory, null_server, tmp_path, stack):
     totals = [f["total_ms"] for f in top["frames_by_total"]]
     assert totals == sorted(totals, reverse=True)
     assert any("pymongo" in f["file"] for f in top["frames_by_total"])
-    # Only the timed calls are profiled: no frame of the adapter's own
-    # queue handling or protocol I/O.
-    assert not any(f["function"] in ("next_op", "read_loop", "_loop", "flush") for f in top["frames_by_total"])
+    # On Python 3.11 only the timed calls are profiled: no frame of the
+    # adapter's own queue handling or protocol I/O. (From 3.12 on, cProfile
+    # sees every thread and the adapter profiles whole phases.)
+    own = ("next_op", "read_loop", "_loop", "flush")
+    assert sys.version_info >= (3, 12) or not any(f["function"] in own for f in top["frames_by_total"])
 
 
 def test_protocol_misuse_is_fatal(adapter_factory, null_server):
