@@ -238,6 +238,12 @@ def write_concern_doc(wc):
     return out or None
 
 
+def upsert(args: dict) -> bool:
+    """Whether an update or replacement inserts when nothing matches (the
+    operation's upsert, sent with each call's arguments)."""
+    return bool(args.get("upsert", False))
+
+
 def count_arg(args: dict, name: str) -> int:
     """Returns a numeric argument (limit, skip, batch_size) or 0 if absent."""
     v = args.get(name)
@@ -284,7 +290,6 @@ class PyMongoStack:
                 write_concern=WriteConcern(**wc) if wc is not None else None,
                 read_preference=rp,
             )
-        upsert = bool(op.get("upsert", False))
         db = self._db
 
         def insert_one(a):
@@ -330,13 +335,13 @@ class PyMongoStack:
             return res.modified_count + (1 if res.upserted_id is not None else 0)
 
         def update_one(a):
-            return updated(coll.update_one(a.get("filter") or {}, a["update"], upsert=upsert))
+            return updated(coll.update_one(a.get("filter") or {}, a["update"], upsert=upsert(a)))
 
         def update_many(a):
-            return updated(coll.update_many(a.get("filter") or {}, a["update"], upsert=upsert))
+            return updated(coll.update_many(a.get("filter") or {}, a["update"], upsert=upsert(a)))
 
         def replace_one(a):
-            return updated(coll.replace_one(a.get("filter") or {}, a["replacement"], upsert=upsert))
+            return updated(coll.replace_one(a.get("filter") or {}, a["replacement"], upsert=upsert(a)))
 
         def delete_one(a):
             return coll.delete_one(a.get("filter") or {}).deleted_count
@@ -446,7 +451,6 @@ class MongoEngineStack:
             raise InitError(f"operation {name!r} ({kind}): collection {op.get('collection')!r} has no schema in init")
         wc = write_concern_doc(op.get("write_concern"))
         rp = read_preference(op.get("read_preference"))
-        upsert = bool(op.get("upsert", False))
 
         # A new Document takes attribute names (id, not _id), so a stored
         # document's top-level keys are renamed; nested documents are built
@@ -517,11 +521,11 @@ class MongoEngineStack:
             return res.modified_count + (1 if res.upserted_id is not None else 0)
 
         def update_one(a):
-            return updated(objects(a).update_one(upsert=upsert, write_concern=wc, full_result=True,
+            return updated(objects(a).update_one(upsert=upsert(a), write_concern=wc, full_result=True,
                                                  __raw__=a["update"]))
 
         def update_many(a):
-            return updated(objects(a).update(upsert=upsert, multi=True, write_concern=wc, full_result=True,
+            return updated(objects(a).update(upsert=upsert(a), multi=True, write_concern=wc, full_result=True,
                                              __raw__=a["update"]))
 
         def delete_one(a):

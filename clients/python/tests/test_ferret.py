@@ -117,11 +117,13 @@ def test_each_kind_on_a_real_database(adapter_factory, ferret, db, stack):
         ("deleteOne", {"filter": {"name": "a"}}, 1),
         ("deleteMany", {"filter": {"n": {"$gte": 10}}}, 3),
         ("find", {"filter": {}}, 1),
+        ("updateOne", {"filter": {"name": "u"}, "update": {"$set": {"n": 1}}, "upsert": True}, 1),
+        ("updateMany", {"filter": {"name": "u"}, "update": {"$set": {"n": 1}}, "upsert": True}, 0),
     ]
     results = run(adapter_factory, ferret, stack, db, "people", [(k, a) for k, a, _ in calls])
     assert [(r[4], r[5]) for r in results] == [(d, None) for _, _, d in calls]
     left = list(db.people.find({}, {"_id": 0, "name": 1, "n": 1, "score": 1}))
-    assert left == [{"name": "b", "n": 2, "score": 7.0 if stack == "python-pymongo" else 2.5}]
+    assert left == [{"name": "b", "n": 2, "score": 7.0 if stack == "python-pymongo" else 2.5}, {"name": "u", "n": 1}]
 
 
 @pytest.mark.parametrize("stack", STACKS)
