@@ -622,7 +622,13 @@ class SchemaBuilder:
             if top and name == "_id":
                 if ftype.get("type") == "objectId":
                     continue  # MongoEngine's own id field
-                attrs["id"] = self.field(ftype, where, primary_key=True)
+                # A primary key is required in MongoEngine, but a workload
+                # may insert documents without _id into a collection whose
+                # loaded documents have, say, string ids; the driver then
+                # adds an ObjectId, and so must this class let it.
+                pk = self.field(ftype, where, primary_key=True)
+                pk.required = False
+                attrs["id"] = pk
                 continue
             attr = name
             if not IDENT.match(name) or keyword.iskeyword(name) or name in self.reserved:

@@ -205,3 +205,21 @@ def test_schema_mapping_keeps_names_and_types(adapter_factory, ferret, db, stack
         assert "gone" not in got
     else:
         assert got["gone"] is None
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_documents_without_id_get_one_whatever_the_id_type(adapter_factory, ferret, db, stack):
+    # Loaded documents have string ids; the run's inserts have none, and
+    # get the ObjectId the driver adds, as through the Go engine.
+    schema = {"fields": {"_id": {"type": "string"}, "v": {"type": "int"}}}
+    a = adapter_factory(stack)
+    a.send(init_msg(stack, ferret, db.name, [{"name": "mixed_ids", "schema": schema, "indexes": []}],
+                    [op(0, "insertOne", "mixed_ids"), op(1, "find", "mixed_ids")]))
+    a.expect("ready")
+    results, _, _ = a.run_phase(1, {0: [[0, {"document": {"_id": "s-1", "v": 1}}], [0, {"document": {"v": 2}}],
+                                        [1, {"filter": {}}]]})
+    a.send({"type": "exit"})
+    assert a.wait() == 0
+    assert [(r[4], r[5]) for r in results] == [(1, None), (1, None), (2, None)]
+    ids = sorted((type(d["_id"]).__name__, d["v"]) for d in db.mixed_ids.find())
+    assert ids == [("ObjectId", 2), ("str", 1)]
