@@ -299,3 +299,21 @@ def test_eof_ends_the_session_and_writes_the_profile(adapter_factory, null_serve
     a.proc.stdin.close()  # mongobench died mid-phase
     assert a.wait() == 0
     assert pstats.Stats(prefix + ".pstats").total_calls > 0
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_lost_server_is_a_network_error(adapter_factory, mongobench, stack):
+    s = Server([mongobench, "testserver", "--addr", "127.0.0.1:0", "--for", "5m"])
+    try:
+        a = adapter_factory(stack)
+        m = init_msg(stack, s.uri, "mb_py", NULL_COLLECTIONS, [op(0, "find")])
+        m["timeout_ms"] = 2000
+        a.send(m)
+        a.expect("ready")
+    finally:
+        s.stop()
+    results, _, _ = a.run_phase(1, {0: [[0, {}]] * 2})
+    errs = [r[5] for r in results]
+    assert all(e is not None and e["network"] is True and e["code"] is None for e in errs), errs
+    a.send({"type": "exit"})
+    assert a.wait() == 0
