@@ -113,6 +113,10 @@ type Options struct {
 	// ClientProfile, when not empty, asks each trial's adapter for a CPU
 	// profile written with this path prefix (numbered in a matrix).
 	ClientProfile string
+
+	// Shard, when set, makes the run one shard of a distributed run; a
+	// sharded plan runs one trial (no matrix).
+	Shard *Shard
 }
 
 // Matrix reports whether the plan compares something: several variants,

@@ -63,7 +63,12 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 	w.Env.ResetKeySpaces() // the database is reset: so are the live key ranges
 	db := tgt.client.Database(spec.Database)
 
-	own, err := prepareDatabase(ctx, tgt.client, spec, r.opts.AllowExisting)
+	sr, err := r.shardRun(db, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	own, err := r.prepareShardDatabase(ctx, tgt, spec, sr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,11 +76,17 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 	var final *runner.PhaseResult
 
 	switch {
+	case sr != nil && !sr.sets():
+		defer func() { sr.finished(r.msg, final) }()
 	case r.opts.KeepDB:
 	case opts.keep != nil:
 		opts.keep(spec.Database, own)
 	default:
-		defer func() { dropAfterRun(r.msg, tgt, spec.Database, own, cleanupBound(final)) }()
+		defer func() {
+			if sr == nil || sr.finished(r.msg, final) {
+				dropAfterRun(r.msg, tgt, spec.Database, own, cleanupBound(final))
+			}
+		}()
 	}
 
 	// Sampling stops without a final sample when the run did not complete
@@ -126,7 +137,7 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 		}()
 	}
 
-	for _, l := range w.Loads {
+	for _, l := range sr.loads(w) {
 		smp.setPhase(l.Name())
 		r.msg.Step("waiting for the %s load's insert batches in flight (at most %d), then writing the results so far", l.Name(), l.Spec.Concurrency)
 		final = eng.Load(ctx, l)
@@ -137,15 +148,24 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 		}
 	}
 
+	if err := sr.start(ctx, w, final, r.msg, eng, rb.res); err != nil {
+		return nil, nil, err
+	}
+
 	phases, _ := spec.PhaseList()
 	for _, p := range phases {
 		if final != nil && final.Status != runner.StatusCompleted {
 			break
 		}
 
+		if p, err = sr.share(p); err != nil {
+			return nil, nil, err
+		}
+
 		smp.setPhase(p.Name)
 		r.msg.Step("waiting for the operations in flight of phase %q (at most %d), then writing the results so far", p.Name, inFlightBound(p))
 		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.Ops})
+		eng.StartAt = time.Time{} // only the first phase waits for the shards' start
 		rb.add(final, !p.Measured())
 		starved += final.Starved
 	}

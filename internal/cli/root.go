@@ -118,9 +118,12 @@ command gracefully.`,
 		newValidateCommand(st),
 		newVersionCommand(st),
 		newTestServerCommand(st),
+		newServeCommand(st),
 		newReportCommand(st),
 		newCompareCommand(st),
 		newClientsCommand(st),
+		newMergeCommand(st),
+		newKubeCommand(st),
 	)
 
 	return root

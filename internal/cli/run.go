@@ -38,6 +38,7 @@ type runFlags struct {
 	maxOps        int64    // --max-operations
 	client        string   // --client, overriding run.client
 	clientProfile string   // --client-profile PREFIX
+	shard         shardFlags
 
 	// serverSelection is --server-selection-timeout, or the workload's
 	// run.server_selection_timeout when the flag is not given.
@@ -78,7 +79,13 @@ verdict and 95% confidence interval.
 
 --client STACK (or run.client, or a variant's) measures the phases through an
 external client stack such as node-mongoose or python-pymongo instead of
-mongobench's Go engine, with the same generated data: see mongobench clients.`,
+mongobench's Go engine, with the same generated data: see mongobench clients.
+
+--shard I/N runs shard I (from 0) of N processes, on one machine or many, that
+together apply the workload's load: workers, rates and max_operations are split
+between them, their generated keys kept apart, and only shard 0 sets up the
+database. --start-at makes them start measuring at one instant; 'mongobench
+merge' adds their results files up exactly. See docs/distributed.md.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
 		Args: cobra.ExactArgs(1),
@@ -120,7 +127,12 @@ mongobench's Go engine, with the same generated data: see mongobench clients.`,
 				f.mongodBinary = st.Getenv(workload.MongodBinaryEnv)
 			}
 
-			return runWorkload(st, args[0], seed, &f)
+			sh, err := shardPlan(st, cmd.Flags().Changed, &f.shard)
+			if err != nil {
+				return err
+			}
+
+			return runWorkload(st, args[0], seed, &f, sh)
 		},
 	}
 
@@ -152,12 +164,13 @@ mongobench's Go engine, with the same generated data: see mongobench clients.`,
 	addClientFlags(fl, &f)
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
+	addShardFlags(fl, &f.shard)
 
 	return c
 }
 
 // runWorkload is `mongobench run`.
-func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
+func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.Shard) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
@@ -237,7 +250,12 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 			Version:         Version(),
 			Clients:         installer,
 			ClientProfile:   f.clientProfile,
+			Shard:           shard,
 		},
+	}
+
+	if err := checkShardPlan(shard, variants[0].Spec, plan.Matrix(), f.uri, targets); err != nil {
+		return err
 	}
 
 	if plan.Matrix() {
@@ -261,7 +279,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return failed("writing results: %v", err)
 	}
 
-	out := resultsPath(f.out, w.Spec.Name, res.StartedAt)
+	out := resultsPath(f.out, shardResultsName(w.Spec.Name, shard), res.StartedAt)
 	st.setStep("writing the results to %s", out)
 
 	if err := writeResults(st, out, res); err != nil {
@@ -280,6 +298,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 
 	if err := exitVerdict(st, variants[0].Spec, outcome, res); err != nil {
 		return err
+	}
+
+	if shard != nil {
+		return shardThresholds(st, res.Thresholds)
 	}
 
 	return thresholdsVerdict(res.Thresholds)

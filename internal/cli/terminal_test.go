@@ -7,6 +7,7 @@ package cli_test
 // their own with github.com/creack/pty.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,9 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/pglaunch/pglaunchtest"
 	"github.com/mongobench/mongobench/internal/result"
@@ -84,6 +88,7 @@ func TestTerminal(t *testing.T) {
 	t.Run("ValidateFIFOStopsOnSIGTERM", term.testValidateFIFO)
 	t.Run("ValidateEndlessFileRefused", term.testValidateDevZero)
 	t.Run("ClosedOutputPipe", term.testClosedPipe)
+	t.Run("ServeStopsOnSIGTERM", term.testServe)
 }
 
 // session is one mongobench process in a pseudo-terminal.
@@ -676,4 +681,51 @@ func (term *terminal) testClosedPipe(t *testing.T) {
 	for _, e := range entries {
 		t.Errorf("left behind in TMPDIR: %s", e.Name())
 	}
+}
+
+// testServe starts `mongobench serve`, stores a document through the
+// connection string it prints, and stops it with SIGTERM: exit 0, and
+// neither its data directory nor a process is left.
+func (term *terminal) testServe(t *testing.T) {
+	s := term.start(t, t.TempDir(), "serve")
+	s.waitOutput("Ctrl-C stops it", 60*time.Second)
+
+	uri := ""
+
+	for _, line := range strings.Split(s.out.String(), "\n") {
+		if line = strings.TrimSpace(line); strings.HasPrefix(line, "mongodb://") {
+			uri = line
+		}
+	}
+
+	if uri == "" {
+		t.Fatalf("serve printed no connection string\n%s", s.out)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	client, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	coll := client.Database("servetest").Collection("c")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: "x"}}); err != nil {
+		t.Fatalf("inserting through %s: %v", uri, err)
+	}
+
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("counting through %s: %d, %v", uri, n, err)
+	}
+
+	_ = client.Disconnect(ctx)
+
+	s.signal(syscall.SIGTERM)
+
+	if code := s.wait(stopLimit); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0\n%s", code, s.out)
+	}
+
+	s.assertClean()
 }

@@ -13,6 +13,7 @@
 // of each optional argument (the others are required):
 //
 //	^seq:      {start: 0, step: 1}              int64 counter shared by all workers and phases of a run
+//	                                            (in shard i of n, every n-th value from the i-th: Env.Shard)
 //	^seq:      {counter: name, start: 0}        the named counter name: one live key space for every ^seq
 //	                                            and key distribution that names it (Env.ResetKeySpaces)
 //	^int:      {min: a, max: b}                 uniform int64 in [min, max]

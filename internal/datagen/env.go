@@ -32,6 +32,9 @@ type Env struct {
 	zipfs    int                          // number of ^zipf generators compiled; see Scope.zipf
 	zetas    int                          // number of Zipfian key distributions compiled; see Scope.zeta
 	named    map[string]*named            // named ^seq counters, the live key spaces
+	steps    map[*yaml.Node]int64         // the step of each ^seq counter of counters
+
+	shard shardPos // which shard of a distributed run this is; see Shard
 }
 
 // named is a named counter: the ^seq that sets its start, if any, where it
@@ -120,6 +123,7 @@ func NewEnv(seed int64, vars *yaml.Node, path string) (*Env, []error) {
 		counters: make(map[*yaml.Node]*atomic.Int64),
 		pools:    make(map[*yaml.Node][]any),
 		named:    make(map[string]*named),
+		steps:    make(map[*yaml.Node]int64),
 	}
 	c := newCompiler(e)
 

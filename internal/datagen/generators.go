@@ -84,7 +84,9 @@ func compileSeq(k *call) *compiled {
 		return k.namedSeq(name, start, step)
 	}
 
-	return &compiled{gen: &seqGen{ctr: k.c.env.counter(k.mapping, start), step: step}, elems: 1}
+	k.c.env.steps[k.mapping] = step
+
+	return &compiled{gen: &seqGen{ctr: k.c.env.counter(k.mapping, start), step: step, env: k.c.env}, elems: 1}
 }
 
 // namedSeq compiles ^seq: {counter: name}: a counter shared by every ^seq
@@ -121,16 +123,22 @@ func (k *call) namedSeq(name *yaml.Node, start, step int64) *compiled {
 
 	ctr := nc.ctr
 
-	return &compiled{gen: &seqGen{ctr: ctr, step: 1}, elems: 1}
+	return &compiled{gen: &seqGen{ctr: ctr, step: 1, env: k.c.env}, elems: 1}
 }
 
-// seqGen yields start, start+step, ... across all workers.
+// seqGen yields start, start+step, ... across all workers; in shard i of
+// n (Env.Shard) it yields start+i×step, start+(i+n)×step, ...
 type seqGen struct {
 	ctr  *atomic.Int64
 	step int64
+	env  *Env
 }
 
-func (g *seqGen) value(*Scope) any { return g.ctr.Add(g.step) - g.step }
+func (g *seqGen) value(*Scope) any {
+	s := g.step * g.env.shardCount()
+
+	return g.ctr.Add(s) - s
+}
 
 func compileInt(k *call) *compiled {
 	lo, hi := k.minMax()

@@ -124,6 +124,7 @@ func (g *uniformGen) value(s *Scope) any {
 type sequentialGen struct {
 	keyRange
 	next atomic.Uint64
+	env  *Env
 }
 
 func compileSequential(k *call) *compiled {
@@ -132,13 +133,16 @@ func compileSequential(k *call) *compiled {
 		return nil
 	}
 
-	return &compiled{gen: &sequentialGen{keyRange: r}, elems: 1}
+	return &compiled{gen: &sequentialGen{keyRange: r, env: k.c.env}, elems: 1}
 }
 
+// value hands out the range's keys in order; in shard i of n (Env.Shard)
+// only every n-th, from the i-th, so shards walk disjoint keys.
 func (g *sequentialGen) value(*Scope) any {
 	lo, n := g.bounds()
+	k := (g.next.Add(1)-1)*uint64(g.env.shardCount()) + uint64(g.env.shard.index)
 
-	return lo + int64((g.next.Add(1)-1)%n)
+	return lo + int64(k%n)
 }
 
 // zipfian draws ranks 0..n-1 with probability proportional to

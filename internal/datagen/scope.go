@@ -46,7 +46,7 @@ func (s *Scope) zeta(id int) *zipfLocal {
 // Envs with the same seed and the same worker number generate the same
 // values, so runs can be repeated.
 func (e *Env) NewScope(worker int) *Scope {
-	return e.newScope(domainWorker, uint64(worker), 0)
+	return e.newScope(domainWorker, uint64(worker), uint64(e.shard.index))
 }
 
 // newScope returns a Scope whose random sources are seeded from the Env seed

@@ -91,6 +91,10 @@ type Result struct {
 	// Thresholds are the outcomes of the workload's thresholds, checked on
 	// the run's phases; empty when the workload has none.
 	Thresholds []ThresholdOutcome `json:"thresholds,omitempty"`
+	// Shard is set when the run was one shard of a distributed run.
+	Shard *Shard `json:"shard,omitempty"`
+	// Merged is set on a result merged from shards (mongobench merge).
+	Merged *Merged `json:"merged,omitempty"`
 	// Operations is a copy of the main phase's operations (see MainPhase),
 	// so that simple readers need not know about phases.
 	Operations []Operation `json:"operations"`

@@ -46,6 +46,13 @@ type Engine struct {
 	// external client stack instead of the Go driver (external.go); DB
 	// still serves the load steps.
 	Client *client.Adapter
+
+	// StartAt, when set, is the wall-clock instant the next RunPhase
+	// starts at: it waits until then and takes StartAt as the phase's
+	// start, so that the shards of a distributed run (package bench) start
+	// measuring at the same instant and their intervals line up. A phase
+	// started after StartAt starts at once.
+	StartAt time.Time
 }
 
 func (e *Engine) observer() Observer {
@@ -173,6 +180,7 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 		obs:        e.observer(),
 
 		unreachable: e.Unreachable,
+		startAt:     e.StartAt,
 		setup: func(pr *phaseRun) {
 			ex.Setup(pr)
 

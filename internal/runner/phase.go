@@ -307,6 +307,9 @@ type driveConfig struct {
 	// starts; it may add onTick hooks.
 	setup func(pr *phaseRun)
 
+	// startAt, when in the future, is when the phase starts (Engine.StartAt).
+	startAt time.Time
+
 	// units describes the registries' measured units (nil: none).
 	units *bound
 }
@@ -316,7 +319,7 @@ type driveConfig struct {
 // never drift), watches for a dead server, and collects the result.
 func drive(ctx context.Context, cfg driveConfig, exec runFunc) *PhaseResult {
 	p := cfg.phase
-	start := time.Now()
+	start := waitStart(ctx, cfg.startAt)
 	pr := &phaseRun{
 		phase:       p,
 		measureFrom: start.Add(p.Warmup),
@@ -416,6 +419,26 @@ func drive(ctx context.Context, cfg driveConfig, exec runFunc) *PhaseResult {
 	}
 
 	return res
+}
+
+// waitStart waits until at (or until ctx is done) and returns the phase's
+// start: at itself when the wait ran its course, so that every process
+// waiting for the same instant records the same start, else now.
+func waitStart(ctx context.Context, at time.Time) time.Time {
+	d := time.Until(at)
+	if at.IsZero() || d <= 0 {
+		return time.Now()
+	}
+
+	t := time.NewTimer(d)
+	defer t.Stop()
+
+	select {
+	case <-t.C:
+		return at.Round(0)
+	case <-ctx.Done():
+		return time.Now()
+	}
 }
 
 // tick merges one interval in both registries and runs the hooks.
