@@ -160,19 +160,26 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 	cmd.SysProcAttr = procAttr()
 	cmd.Env = append(os.Environ(), cfg.Env...)
 
+	// An adapter that never started has no log worth keeping.
+	discard := func(err error) error {
+		log.close()
+		_ = os.Remove(log.path)
+
+		return fmt.Errorf("client %s: starting %s: %w", cfg.Stack.Name, cfg.Command[0], err)
+	}
+
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, discard(err)
 	}
 
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, discard(err)
 	}
 
 	if err := cmd.Start(); err != nil {
-		log.close()
-		return nil, fmt.Errorf("client %s: starting %s: %w", cfg.Stack.Name, cfg.Command[0], err)
+		return nil, discard(err)
 	}
 
 	a := &Adapter{
