@@ -361,7 +361,7 @@ func (b Block) WriteText(w io.Writer) {
 		return
 	}
 
-	fmt.Fprintf(w, "\nComparison: %s\n", b.heading())
+	fmt.Fprintf(w, "\nComparison: %s\n", b.Heading())
 
 	for _, g := range b.Groups {
 		if g.Answer != "" {
@@ -401,8 +401,9 @@ func (b Block) WriteText(w io.Writer) {
 // study of 100 blocks ranks 100 of them.
 const textLines = 10
 
-// heading says what the block compares and how.
-func (b Block) heading() string {
+// Heading says what the block compares and how: "p99 by collection size
+// (median of intervals; each growth block against the first)".
+func (b Block) Heading() string {
 	if b.Growth {
 		return fmt.Sprintf("%s by collection size (median of %ss; each growth block against the first)", b.Figure, b.Samples)
 	}

@@ -2,11 +2,13 @@ package report
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/verdict"
@@ -187,6 +189,22 @@ func TestFilesPictures(t *testing.T) {
 		t.Errorf("bars = %+v", bars)
 	}
 
+	// The tables and the block are compare's, from the analysis model.
+	files := []*analysis.File{
+		{Label: "a.json", Path: "a.json", Res: a, Phase: a.MainPhase()},
+		{Label: "b.json", Path: "b.json", Res: b, Phase: b.MainPhase()},
+	}
+
+	ops := analysis.CompareOperations(files)
+	if len(v.Tables) != len(ops) || !reflect.DeepEqual(v.Tables[0], newTableView(analysis.CompareTable(files, ops[0]))) {
+		t.Errorf("tables %+v, want compare's", v.Tables)
+	}
+
+	block := analysis.FilesBlock([]string{"a.json", "b.json"}, []*result.Phase{a.MainPhase(), b.MainPhase()}, analysis.DefaultFigure)
+	if len(v.Blocks) != 1 || !reflect.DeepEqual(v.Blocks[0], newBlockView(block)) {
+		t.Errorf("blocks %+v, want compare's block", v.Blocks)
+	}
+
 	// Two intervals per file are too few for an interval: no whiskers.
 	if bars[1].Kind != "inconclusive" || bars[1].Lo != nil && !math.IsInf(*bars[1].Lo, 0) {
 		t.Errorf("bar b: kind %s, lo %v; want inconclusive without an interval", bars[1].Kind, bars[1].Lo)
@@ -262,51 +280,52 @@ func TestGrowthPanels(t *testing.T) {
 	}
 }
 
-// TestFindingGroups checks the grouping of findings by collection and
-// cause, ranked by the time their operations took.
+// TestFindingGroups checks that the page's findings table is the analysis
+// model's grouping (analysis.GroupFindings, which the terminal prints):
+// the same groups in the same order, collection scans of one collection
+// said once for all their operations, with the time they cost out of all.
 func TestFindingGroups(t *testing.T) {
 	t.Parallel()
 
 	r := &result.Result{
-		Workload: result.Workload{Spec: map[string]any{"operations": []any{
-			map[string]any{"name": "cheap", "collection": "a"},
-			map[string]any{"name": "dear", "collection": "b"},
-			map[string]any{"name": "dear2", "collection": "b"},
-		}}},
 		Phases: []result.Phase{{Name: result.PhaseRun, Operations: []result.Operation{
 			{Name: "cheap", Count: 10, LatencyUS: result.Latency{Mean: 100}},
 			{Name: "dear", Count: 1000, LatencyUS: result.Latency{Mean: 1000}},
 			{Name: "dear2", Count: 1000, LatencyUS: result.Latency{Mean: 500}},
 		}}},
+		Explain: []result.Explain{
+			{Operation: "cheap", Collection: "a", CollectionScan: true, DocsExamined: 10, DocsReturned: 1, Warnings: []string{"collection scan on a"}},
+			{Operation: "dear", Collection: "b", CollectionScan: true, DocsExamined: 100, DocsReturned: 1, Warnings: []string{"collection scan on b"}},
+			{Operation: "dear2", Collection: "b", CollectionScan: true, DocsExamined: 100, DocsReturned: 2, Warnings: []string{"collection scan on b"}},
+		},
 		Findings: []result.Finding{
 			{Severity: "warning", Operation: "cheap", Text: "collection scan on a"},
 			{Severity: "warning", Operation: "dear", Text: "collection scan on b"},
 			{Severity: "warning", Operation: "dear2", Text: "collection scan on b"},
-			{Severity: "warning", Operation: "dear", Text: "3 errors in the run phase (timeout: 3)"},
 			{Severity: "info", Text: "server counters: not supported"},
 		},
 	}
 
-	g := groupFindings(r)
-	if len(g) != 4 {
-		t.Fatalf("%d groups, want 4: %+v", len(g), g)
+	model := analysis.GroupFindings(r)
+	views := newFindingGroupViews(r)
+
+	if len(views) != len(model) || len(views) != 3 {
+		t.Fatalf("%d views of %d groups, want 3: %+v", len(views), len(model), views)
 	}
 
-	// b's scans: dear 1 s + dear2 0.5 s; b's errors: dear 1 s; a: 1 ms.
-	want := []struct{ coll, cause, ops, cost string }{
-		{"b", "collection scan", "dear, dear2", "1.50s"},
-		{"b", "errors", "dear", "1.00s"},
-		{"a", "collection scan", "cheap", "1.00ms"},
-		{"–", "server counters", "", "–"},
+	want := []findingGroupView{
+		{Warning: true, Collection: "b", Cause: "collection scan", Operations: "dear (examined 100, returned 1), dear2 (examined 100, returned 2)", Cost: "1.5s of 1.5s"},
+		{Warning: true, Collection: "a", Cause: "collection scan", Operations: "cheap (examined 10, returned 1)", Cost: "1ms of 1.5s"},
+		{Collection: "–", Cause: "server counters: not supported", Cost: "–"},
 	}
 
 	for i, w := range want {
-		if g[i].Collection != w.coll || g[i].Cause != w.cause || g[i].Operations != w.ops || g[i].Cost != w.cost {
-			t.Errorf("group %d = %+v, want %+v", i, g[i], w)
+		if views[i] != w {
+			t.Errorf("group %d = %+v, want %+v", i, views[i], w)
 		}
-	}
 
-	if g[0].Count != 2 {
-		t.Errorf("b's scans: %d findings, want 2", g[0].Count)
+		if model[i].Cause != views[i].Cause {
+			t.Errorf("group %d: cause %q, the model's %q", i, views[i].Cause, model[i].Cause)
+		}
 	}
 }
