@@ -19,7 +19,8 @@ import (
 // collection against the first).
 //
 // A block's values are the figure in each of the phase's intervals that
-// fall in it (block ends are interval ends). Blocks run one after another,
+// fall in it (block ends are interval ends), but for the slivers a block's
+// end cuts (Slivers). Blocks run one after another,
 // so no interval of one block has a partner in another: they are compared
 // as independent samples (unpaired, Mann-Whitney), and since the intervals
 // of one run are not independent either, the intervals are optimistic, as
@@ -41,6 +42,7 @@ func GrowthBlock(res *result.Result, fig Figure) Block {
 		}
 
 		owner := blockOfIntervals(p)
+		sliver := Slivers(p)
 
 		for _, op := range p.Operations {
 			if op.Unit != "" {
@@ -51,7 +53,7 @@ func GrowthBlock(res *result.Result, fig Figure) Block {
 
 			for k, iv := range p.Intervals {
 				j := owner[k]
-				if j < 0 {
+				if j < 0 || sliver[k] {
 					continue
 				}
 
@@ -230,4 +232,34 @@ func (b *Block) growthAnswer(op string, l BlockLine, firstDocs int64, level stri
 	default:
 		return fmt.Sprintf("%s %s: %s", fig, at, l.Verdict)
 	}
+}
+
+// Slivers marks, per interval of the phase, the intervals cut so short
+// (under a quarter of the phase's median interval) that their rates and
+// percentiles stand for a handful of operations: a growth block's end
+// ticks the interval clock, so the interval that was running is closed a
+// few milliseconds after the previous tick. One operation over half a
+// millisecond reads 2,000 operations per second; a block's figures and the
+// report's rate charts leave such intervals out.
+func Slivers(p *result.Phase) []bool {
+	out := make([]bool, len(p.Intervals))
+
+	secs := make([]float64, 0, len(p.Intervals))
+	for _, iv := range p.Intervals {
+		secs = append(secs, iv.End.Sub(iv.Start).Seconds())
+	}
+
+	if len(secs) == 0 {
+		return out
+	}
+
+	sorted := slices.Clone(secs)
+	slices.Sort(sorted)
+	typical := sorted[len(sorted)/2]
+
+	for k, s := range secs {
+		out[k] = s < typical/4
+	}
+
+	return out
 }

@@ -3,6 +3,8 @@ package analysis
 import (
 	"bytes"
 	"math"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +194,66 @@ func TestGrowthBlockNeedsBlocks(t *testing.T) {
 
 	if out.Len() != 0 {
 		t.Errorf("printed %q for nothing to compare", out.String())
+	}
+}
+
+// TestSlivers checks, on the real growth run, that the intervals marked as
+// slivers are exactly those under a quarter of the median interval (the
+// run has some: a block's end closes the running interval early), and that
+// the growth block takes no value from them.
+func TestSlivers(t *testing.T) {
+	t.Parallel()
+
+	res, err := result.ReadFile("testdata/growth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p := &res.Phases[len(res.Phases)-1]
+	sliver := Slivers(p)
+
+	var secs []float64
+	for _, iv := range p.Intervals {
+		secs = append(secs, iv.End.Sub(iv.Start).Seconds())
+	}
+
+	sorted := append([]float64(nil), secs...)
+	sort.Float64s(sorted)
+	median := sorted[len(sorted)/2]
+
+	n := 0
+
+	for k, s := range secs {
+		if sliver[k] != (s < median/4) {
+			t.Errorf("interval %d of %.4fs (median %.4fs): sliver %v", k, s, median, sliver[k])
+		}
+
+		if sliver[k] {
+			n++
+		}
+	}
+
+	if n == 0 {
+		t.Fatal("the real run has no sliver; the test checks nothing")
+	}
+
+	// Each line's values are the block's intervals with a search, slivers
+	// left out.
+	owner := blockOfIntervals(p)
+	want := map[int]int{}
+
+	for k, iv := range p.Intervals {
+		for _, o := range iv.Operations {
+			if o.Name == "search" && o.Count > 0 && !sliver[k] && owner[k] >= 0 {
+				want[owner[k]]++
+			}
+		}
+	}
+
+	for _, l := range GrowthBlock(res, DefaultFigure).Groups[1].Lines {
+		j := slices.IndexFunc(p.Blocks, func(b result.Block) bool { return b.Collection.Documents == l.Documents })
+		if l.N != want[j] {
+			t.Errorf("%s: %d values, want %d (its intervals with a search, no sliver)", l.Name, l.N, want[j])
+		}
 	}
 }

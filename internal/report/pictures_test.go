@@ -329,3 +329,57 @@ func TestFindingGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestRateChartsSkipSlivers checks, on the real growth run of
+// internal/analysis/testdata, that the throughput and error charts leave
+// out the slivers a block's end cuts (one operation over half a
+// millisecond would read as thousands per second) and say so, while the
+// latency chart keeps them.
+func TestRateChartsSkipSlivers(t *testing.T) {
+	t.Parallel()
+
+	res, err := result.ReadFile("../analysis/testdata/growth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p := &res.Phases[len(res.Phases)-1]
+	sliver := analysis.Slivers(p)
+
+	// A sliver in which some operation completed.
+	k := -1
+
+	for i, iv := range p.Intervals {
+		if sliver[i] && slices.ContainsFunc(iv.Operations, func(o result.Operation) bool { return o.Count > 0 }) {
+			k = i
+			break
+		}
+	}
+
+	if k < 0 {
+		t.Fatal("the real run has no sliver with an operation; the test checks nothing")
+	}
+
+	charts := phaseCharts("p", p, colors{})
+
+	tput := charts[1]
+	if !strings.Contains(tput.Note, "sliver") {
+		t.Errorf("throughput note %q does not say slivers are left out", tput.Note)
+	}
+
+	for _, s := range tput.Series {
+		if s.Values[k] != nil {
+			t.Errorf("throughput %s at sliver %d: %v, want a gap", s.Label, k, *s.Values[k])
+		}
+	}
+
+	kept := false
+
+	for _, s := range charts[0].Series {
+		kept = kept || s.Values[k] != nil
+	}
+
+	if !kept {
+		t.Errorf("latency chart has no value at interval %d; its operations' latencies are real", k)
+	}
+}
