@@ -69,6 +69,10 @@ func (f Figure) direction() verdict.Direction {
 	return verdict.LowerIsBetter
 }
 
+// LowerIsBetter reports whether the figure improves as it falls (times,
+// error rates), not as it rises (throughput).
+func (f Figure) LowerIsBetter() bool { return f.direction() == verdict.LowerIsBetter }
+
 // worse is the word for "worse by a factor": slower for times and
 // throughput, higher for an error rate.
 func (f Figure) worse() (worse, better string) {

@@ -60,8 +60,15 @@ func newBlockView(b analysis.Block) blockView {
 
 		gv := blockGroupView{Title: g.Title}
 		for _, l := range g.Lines {
+			class := kindClass(l.Kind)
+			// A growth block that got significantly better than the first
+			// (a lower p99 at a larger size) is no harm to flag in red.
+			if b.Growth && l.Kind == verdict.Difference && (l.Ratio < 1) == b.Figure.LowerIsBetter() {
+				class = "ok-text"
+			}
+
 			gv.Lines = append(gv.Lines, blockLineView{
-				Name: l.Name, Value: l.Value, Verdict: l.Verdict, Cost: l.CostText, Class: kindClass(l.Kind),
+				Name: l.Name, Value: l.Value, Verdict: l.Verdict, Cost: l.CostText, Class: class,
 			})
 		}
 
