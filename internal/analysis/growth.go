@@ -20,11 +20,11 @@ import (
 //
 // A block's values are the figure in each of the phase's intervals that
 // fall in it (block ends are interval ends), but for the slivers a block's
-// end cuts (Slivers). Blocks run one after another,
-// so no interval of one block has a partner in another: they are compared
-// as independent samples (unpaired, Mann-Whitney), and since the intervals
-// of one run are not independent either, the intervals are optimistic, as
-// those of compare are. A block with fewer intervals than an interval needs
+// end cuts (Slivers). Blocks run one after another, so no interval of one
+// block has a partner in another: they are compared as independent samples
+// (unpaired, Mann-Whitney), and since the intervals of one run are not
+// independent either, the intervals are optimistic, as those of compare
+// are. A block with fewer intervals than an interval needs
 // (4 at 95%) is inconclusive: set a shorter run.interval. Iterations and
 // composites take no part, as in RunBlock.
 func GrowthBlock(res *result.Result, fig Figure) Block {
