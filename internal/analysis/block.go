@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -68,6 +69,10 @@ func (f Figure) direction() verdict.Direction {
 	return verdict.LowerIsBetter
 }
 
+// LowerIsBetter reports whether the figure improves as it falls (times,
+// error rates), not as it rises (throughput).
+func (f Figure) LowerIsBetter() bool { return f.direction() == verdict.LowerIsBetter }
+
 // worse is the word for "worse by a factor": slower for times and
 // throughput, higher for an error rate.
 func (f Figure) worse() (worse, better string) {
@@ -90,6 +95,10 @@ type Block struct {
 	// how they were compared.
 	Samples string
 	Design  verdict.Design
+	// Growth marks a block of growth blocks (GrowthBlock): each group
+	// compares one operation's blocks with its first block, and has an
+	// Answer.
+	Growth bool
 	// Groups are the comparisons, variants within each target first.
 	Groups []BlockGroup
 }
@@ -100,8 +109,13 @@ type BlockGroup struct {
 	// Title says what is ranked: "variants on fast", "targets, variant
 	// base".
 	Title string
-	// Lines are best first.
+	// Lines are best first (growth: the first block, then the blocks
+	// that grew most).
 	Lines []BlockLine
+	// Answer is the group's question answered in one line (growth: the
+	// largest collection against the first), empty where the ranking is
+	// the answer.
+	Answer string
 }
 
 // BlockLine is one contender's standing.
@@ -116,6 +130,8 @@ type BlockLine struct {
 	N int
 	// Best marks the first line, the reference of the others.
 	Best bool
+	// Documents is the collection's size at a growth block's end.
+	Documents int64
 	// Kind is what the comparison with the best found.
 	Kind verdict.Kind
 	// Ratio (how many times worse than the best) and its interval; NaN
@@ -349,17 +365,28 @@ func (b Block) WriteText(w io.Writer) {
 		return
 	}
 
-	fmt.Fprintf(w, "\nComparison: %s (median of %ss)\n", b.Figure, b.Samples)
+	fmt.Fprintf(w, "\nComparison: %s\n", b.Heading())
+
+	for _, g := range b.Groups {
+		if g.Answer != "" {
+			fmt.Fprintf(w, "  %s\n", g.Answer)
+		}
+	}
 
 	for _, g := range b.Groups {
 		fmt.Fprintf(w, "  %s:\n", g.Title)
+
+		lines := g.Lines
+		if len(lines) > textLines {
+			lines = lines[:textLines]
+		}
 
 		nameW, valW := 0, 0
 		for _, l := range g.Lines {
 			nameW, valW = max(nameW, len([]rune(l.Name))), max(valW, len([]rune(l.Value)))
 		}
 
-		for _, l := range g.Lines {
+		for _, l := range lines {
 			line := fmt.Sprintf("    %s  %s  %s", pad(l.Name, nameW), padLeft(l.Value, valW), l.Verdict)
 			if l.CostText != "" {
 				line += "; cost " + l.CostText
@@ -367,7 +394,25 @@ func (b Block) WriteText(w io.Writer) {
 
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
 		}
+
+		if n := len(g.Lines) - len(lines); n > 0 {
+			fmt.Fprintf(w, "    … %d more (all in the Markdown and the HTML report)\n", n)
+		}
 	}
+}
+
+// textLines is the most lines of one group a terminal shows: a growth
+// study of 100 blocks ranks 100 of them.
+const textLines = 10
+
+// Heading says what the block compares and how: "p99 by collection size
+// (median of intervals; each growth block against the first)".
+func (b Block) Heading() string {
+	if b.Growth {
+		return fmt.Sprintf("%s by collection size (median of %ss; each growth block against the first)", b.Figure, b.Samples)
+	}
+
+	return fmt.Sprintf("%s (median of %ss)", b.Figure, b.Samples)
 }
 
 // Markdown renders the block as a Markdown section with one table per
@@ -379,7 +424,18 @@ func (b Block) Markdown() string {
 
 	var s strings.Builder
 
-	fmt.Fprintf(&s, "## Comparison: %s\n\nMedian of %ss; best first.\n", mdEscape(b.Figure.String()), b.Samples)
+	if b.Growth {
+		fmt.Fprintf(&s, "## Comparison: %s by collection size\n\nMedian of %ss; each growth block against the first, the first and then the blocks that grew most.\n\n",
+			mdEscape(b.Figure.String()), b.Samples)
+
+		for _, g := range b.Groups {
+			if g.Answer != "" {
+				fmt.Fprintf(&s, "- %s\n", mdEscape(g.Answer))
+			}
+		}
+	} else {
+		fmt.Fprintf(&s, "## Comparison: %s\n\nMedian of %ss; best first.\n", mdEscape(b.Figure.String()), b.Samples)
+	}
 
 	for _, g := range b.Groups {
 		fmt.Fprintf(&s, "\n### %s\n\n| | %s | verdict |", mdEscape(g.Title), mdEscape(b.Figure.String()))
@@ -494,13 +550,18 @@ func operationValue(o result.Operation, seconds float64, fig Figure) (float64, b
 }
 
 // RunBlock builds the block of a single run whose contenders are the
-// operations of each measured phase, such as the two sides of a query tweak
-// run alternately in one sequence: per phase, the operations compared
-// interval by interval on fig (its Operation is ignored). The operations of
-// a phase share its intervals, so an interval pairs them in time; but the
-// intervals of one run are not independent, so the intervals are
-// optimistic, as those of compare are. Iterations and composites are left
-// out: they are the sum of the operations compared.
+// operations of each phase that runs a sequence, such as the two sides of a
+// query tweak run alternately (A B A B ...): per such phase, the operations
+// compared interval by interval on fig (its Operation is ignored). The
+// operations of a phase share its intervals, so an interval pairs them in
+// time; but the intervals of one run are not independent, so the intervals
+// are optimistic, as those of compare are. Iterations and composites are
+// left out: they are the sum of the operations compared.
+//
+// Only a sequence makes its operations alternatives of each other: a phase
+// that mixes operations by weight (a read/write mix, a background job
+// beside a foreground load) runs different requests that answer different
+// questions, and ranking them would compare a read with a write.
 func RunBlock(res *result.Result, fig Figure) Block {
 	fig.Operation = ""
 	b := Block{Figure: fig, Samples: "interval", Design: verdict.Paired}
@@ -511,7 +572,7 @@ func RunBlock(res *result.Result, fig Figure) Block {
 
 	for i := range res.Phases {
 		p := &res.Phases[i]
-		if p.Excluded || p.Model == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":") {
+		if p.Excluded || p.Model == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":") || !runsSequence(p) {
 			continue
 		}
 
@@ -535,4 +596,22 @@ func RunBlock(res *result.Result, fig Figure) Block {
 	}
 
 	return b
+}
+
+// runsSequence reports whether the phase ran a sequence: it measured whole
+// iterations.
+func runsSequence(p *result.Phase) bool {
+	isIteration := func(o result.Operation) bool { return o.Unit == result.UnitIteration }
+
+	if slices.ContainsFunc(p.Operations, isIteration) {
+		return true
+	}
+
+	for _, iv := range p.Intervals {
+		if slices.ContainsFunc(iv.Operations, isIteration) {
+			return true
+		}
+	}
+
+	return false
 }

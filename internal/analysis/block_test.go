@@ -219,8 +219,8 @@ func TestFilesBlock(t *testing.T) {
 // TestRunBlock ranks the operations of each measured phase of one run,
 // interval by interval: in the run phase slow is 5× fast with a drift common
 // to both (which pairing by interval removes), the iteration unit and the
-// excluded warm-up phase take no part, and a phase of three intervals is
-// inconclusive.
+// excluded warm-up phase take no part, a phase without a sequence is not
+// ranked, and a phase of three intervals is inconclusive.
 func TestRunBlock(t *testing.T) {
 	t.Parallel()
 
@@ -256,10 +256,18 @@ func TestRunBlock(t *testing.T) {
 	}
 
 	for k := range 3 {
-		short.Intervals = append(short.Intervals, interval(k, map[string]float64{"fast": 100, "slow": 500}))
+		short.Intervals = append(short.Intervals, interval(k, map[string]float64{"fast": 100, "slow": 500, "iteration": 600}))
 	}
 
-	b := RunBlock(&result.Result{Phases: []result.Phase{warm, run, short}}, DefaultFigure)
+	// A phase that mixes its operations by weight runs no sequence: its
+	// operations are different requests, not alternatives, and are not
+	// ranked however much they differ.
+	mix := result.Phase{Name: "mix"}
+	for k, d := range drift {
+		mix.Intervals = append(mix.Intervals, interval(k, map[string]float64{"fast": 100 * d, "slow": 900 * d}))
+	}
+
+	b := RunBlock(&result.Result{Phases: []result.Phase{warm, run, mix, short}}, DefaultFigure)
 	if len(b.Groups) != 2 || b.Groups[0].Title != "operations of the run phase" || b.Groups[1].Title != "operations of the short phase" {
 		t.Fatalf("groups %+v, want the run and short phases only", b.Groups)
 	}

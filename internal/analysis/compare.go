@@ -36,7 +36,10 @@ func Label(i int) string {
 
 // CompareCell is one metric of one operation in one file.
 type CompareCell struct {
-	Median  float64
+	Median float64
+	// Lo and Hi bound the median's confidence interval (±Inf with too
+	// few intervals, NaN when absent), for charts' whiskers.
+	Lo, Hi  float64
 	Verdict *vd.Verdict // nil for the baseline and when absent
 	Text    string      // the verdict column
 }
@@ -126,13 +129,13 @@ func compareMetricRow(files []*File, op string, m CompareMetric) CompareRow {
 
 		switch {
 		case !ok:
-			row.Cells[i] = CompareCell{Median: math.NaN(), Text: "no data"}
+			row.Cells[i] = CompareCell{Median: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Text: "no data"}
 		case i == 0:
-			row.Cells[i] = CompareCell{Median: v.Median}
+			row.Cells[i] = CompareCell{Median: v.Median, Lo: v.Lo, Hi: v.Hi}
 		case !haveBase:
-			row.Cells[i] = CompareCell{Median: v.Median, Text: "no baseline data"}
+			row.Cells[i] = CompareCell{Median: v.Median, Lo: v.Lo, Hi: v.Hi, Text: "no baseline data"}
 		default:
-			row.Cells[i] = CompareCell{Median: v.Median, Verdict: &v, Text: v.Text}
+			row.Cells[i] = CompareCell{Median: v.Median, Lo: v.Lo, Hi: v.Hi, Verdict: &v, Text: v.Text}
 		}
 	}
 

@@ -49,8 +49,8 @@ func checkRunFlags(changed func(name string) bool, f *runFlags) error {
 // path does not cost the whole run.
 func checkRunOutputs(st *State, spec *workload.Spec, variants int, targets []target.TargetSpec, f *runFlags) error {
 	matrix := variants > 1 || len(targets) > 1 || trialRounds(spec, f, variants, len(targets)) > 1
-	if f.markdown != "" && !matrix {
-		return badInput("--markdown applies to runs with variants, several targets or several rounds; this run has no variants, one target and one round (use `mongobench compare --markdown` to compare results files)")
+	if f.markdown != "" && !matrix && !hasRunBlocks(spec) {
+		return badInput("--markdown applies to runs with variants, several targets or several rounds, growth blocks, or a compared sequence (run.compare_by); this run has none of them (use `mongobench compare --markdown` to compare results files)")
 	}
 
 	if err := checkDurationApplies(spec, f); err != nil {

@@ -28,9 +28,12 @@ func newReportCommand(st *State) *cobra.Command {
 		Use:   "report RESULTS.json...",
 		Short: "Write an HTML report (and CSV files) from results files",
 		Long: `report reads results files written by run and writes one self-contained HTML
-page: run metadata, per-operation latency tables, latency percentiles and
-throughput over time, growth blocks by collection size, background job rates,
-query plans and findings, server counters and errors, one section per file.
+page: run metadata, the comparison block that ends the run (as run printed
+it), per-operation latency tables, latency percentiles and throughput over
+time, growth blocks by collection size, background job rates, query plans
+and findings grouped by collection and cause, server counters and errors,
+one section per file. Several files are also compared as compare does (its
+block and tables, from the same analysis).
 The page works offline: its chart library is embedded and it loads nothing
 from the network.
 

@@ -153,7 +153,7 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 		"a target to run on, repeatable: KIND[:setting=value,...] with KIND "+target.KindList()+", as in ferretdb-postgres:fsync=off or uri:mongodb://host/")
 	fl.StringVar(&f.mongodBinary, "mongod-binary", "",
 		"the mongod program of mongod targets (default $"+workload.MongodBinaryEnv+", else mongod on PATH); workload files cannot name one")
-	fl.StringVar(&f.markdown, "markdown", "", "with variants, several targets or rounds, also write the matrix as Markdown to this file (an error otherwise)")
+	fl.StringVar(&f.markdown, "markdown", "", "with variants, several targets or rounds, also write the matrix as Markdown to this file; with growth blocks or a compared sequence, the comparison block (an error otherwise)")
 	fl.DurationVar(&f.serverSelection, "server-selection-timeout", 0,
 		"how long an operation waits for a reachable server; a run whose server is unreachable this long is aborted "+
 			"(default: the workload's run.server_selection_timeout, 5s; a serverSelectionTimeoutMS in --uri wins)")
@@ -291,6 +291,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	printRunBlock(tableWriter(st, f), variants[0].Spec, res)
 	resultsWritten(st, out)
+
+	if err := writeRunMarkdown(st, f.markdown, variants[0].Spec, res); err != nil {
+		return err
+	}
 
 	if err := writeRunReport(st, f, out, res); err != nil {
 		return err

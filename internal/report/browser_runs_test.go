@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/cli"
 	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/result"
@@ -92,8 +94,8 @@ var (
 // network, checks that no script failed, that every chart was drawn and
 // that each chart whose id starts with one of prefixes has a canvas of
 // non-zero size; it saves a screenshot 1280 pixels wide and height high as
-// shot.
-func checkInBrowser(t *testing.T, page, shot string, height int, prefixes ...string) {
+// shot, and returns the page as the browser built it.
+func checkInBrowser(t *testing.T, page, shot string, height int, prefixes ...string) string {
 	t.Helper()
 
 	browser := report.FindBrowser(t)
@@ -163,6 +165,67 @@ func checkInBrowser(t *testing.T, page, shot string, height int, prefixes ...str
 	if info.Size() < 20<<10 {
 		t.Errorf("screenshot is only %d bytes, a blank page?", info.Size())
 	}
+
+	return dom
+}
+
+// checkBlocks checks that the page as the browser built it shows the
+// comparison blocks of res from the analysis model (analysis.Blocks, which
+// the terminal prints): every heading, answer, line and verdict.
+func checkBlocks(t *testing.T, dom string, res *result.Result) {
+	t.Helper()
+
+	blocks := analysis.Blocks(res)
+	if len(blocks) == 0 {
+		t.Fatal("the results have no comparison block")
+	}
+
+	for _, b := range blocks {
+		want := []string{html.EscapeString("Comparison: " + b.Heading())}
+
+		for _, g := range b.Groups {
+			if g.Answer != "" {
+				want = append(want, "<li>"+html.EscapeString(g.Answer)+"</li>")
+			}
+
+			for _, l := range g.Lines {
+				want = append(want, html.EscapeString(l.Name), ">"+html.EscapeString(l.Verdict)+"</td>")
+			}
+		}
+
+		for _, w := range want {
+			if !strings.Contains(dom, w) {
+				t.Errorf("the page lacks %q of the comparison block", w)
+			}
+		}
+	}
+}
+
+// TestGrowthReportInBrowser makes the report of a real growth run
+// (internal/analysis/testdata/growth.json: three growth blocks against the
+// embedded FerretDB) and checks in Chromium that the growth charts are
+// drawn and the growth comparison block is shown, answers first
+// (report-growth.png and .html in the artifact directory).
+func TestGrowthReportInBrowser(t *testing.T) {
+	report.FindBrowser(t)
+
+	dir := report.ArtifactDir(t)
+	in := "../analysis/testdata/growth.json"
+
+	res, err := result.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	page := filepath.Join(dir, "report-growth.html")
+	mongobench(t, "report", in, "--out", page)
+
+	dom := checkInBrowser(t, page, filepath.Join(dir, "report-growth.png"), 2400, "r1-p1-blocks-")
+	checkBlocks(t, dom, res)
+
+	if !strings.Contains(dom, `href="#r1-comparison"`) {
+		t.Error("the run's navigation has no link to its comparison")
+	}
 }
 
 // TestMatrixReportInBrowser runs the cleanup study (four variants, six
@@ -186,18 +249,31 @@ func TestMatrixReportInBrowser(t *testing.T) {
 	page := filepath.Join(dir, "report-matrix.html")
 	mongobench(t, "report", out, "--out", page)
 
-	html, err := os.ReadFile(page)
+	text, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	for _, want := range []string{"95% CI", "Latency distribution", "Latency over time"} {
-		if !bytes.Contains(html, []byte(want)) {
+		if !bytes.Contains(text, []byte(want)) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
 
-	checkInBrowser(t, page, filepath.Join(dir, "report-matrix.png"), 2200, "matrix-bars-", "matrix-spectrum-", "matrix-overtime-")
+	dom := checkInBrowser(t, page, filepath.Join(dir, "report-matrix.png"), 2200, "matrix-bars-", "matrix-spectrum-", "matrix-overtime-")
+
+	res, err := result.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	checkBlocks(t, dom, res)
+
+	for _, tb := range analysis.MatrixTables(res.Matrix) {
+		if !strings.Contains(dom, "<caption>"+html.EscapeString(tb.Title)+"</caption>") {
+			t.Errorf("the page lacks the table %q", tb.Title)
+		}
+	}
 }
 
 // TestWriteVerificationReport runs the write-durability study on the
@@ -285,5 +361,31 @@ func TestCompareReportInBrowser(t *testing.T) {
 	page := filepath.Join(dir, "report-compare.html")
 	mongobench(t, append([]string{"report"}, append(files, "--out", page)...)...)
 
-	checkInBrowser(t, page, filepath.Join(dir, "report-compare.png"), 2000, "files-bars-", "files-spectrum-", "files-overtime-")
+	dom := checkInBrowser(t, page, filepath.Join(dir, "report-compare.png"), 2000, "files-bars-", "files-spectrum-", "files-overtime-")
+
+	// The page's tables and block are compare's (analysis.CompareTable and
+	// FilesBlock over the same files): each verdict appears as compare
+	// prints it.
+	var cfs []*analysis.File
+
+	for i, f := range files {
+		r, err := result.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		cfs = append(cfs, &analysis.File{Label: analysis.Label(i), Path: f, Res: r, Phase: r.MainPhase()})
+	}
+
+	for _, op := range analysis.CompareOperations(cfs) {
+		for _, row := range analysis.CompareTable(cfs, op).Rows {
+			if c := row[len(row)-1]; c.IsVerdict && !strings.Contains(dom, ">"+html.EscapeString(c.Text)+"</td>") {
+				t.Errorf("the page lacks compare's verdict %q (%s)", c.Text, op.Name)
+			}
+		}
+	}
+
+	if !strings.Contains(dom, "Comparison: ") {
+		t.Error("the page lacks the files' comparison block")
+	}
 }

@@ -2,9 +2,11 @@ package report
 
 import (
 	"bytes"
+	"html"
 	"strings"
 	"testing"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/verdict"
 )
@@ -52,19 +54,34 @@ func TestMatrixSection(t *testing.T) {
 	}
 
 	page := b.String()
-	// Each cell's class follows its kind: the reference in green, a
-	// difference in red, no significant difference plain, inconclusive
-	// muted.
+	// The page's tables are the analysis model's (analysis.MatrixTables,
+	// which the terminal and Markdown print), each verdict cell coloured
+	// by its kind: the reference green, a difference red, no significant
+	// difference plain, inconclusive muted.
 	for _, want := range []string{
-		`id="matrix"`, "clean · throughput · embedded", "drop_recreate",
-		`<td class="num ok-text">966.0 ops/s <span class="verdict">fastest</span></td>`,
-		`<td class="num bad">3.8 ops/s <span class="verdict">254× slower, 95% CI 241×–262×</span></td>`,
-		`<td class="num">950.0 ops/s <span class="verdict">no significant difference; 95% CI 0.97×–1.04×</span></td>`,
-		`<span class="verdict">inconclusive: 5 rounds, at least 6 needed</span>`,
-		`<td class="num muted">`,
+		`id="matrix"`, "<caption>clean — throughput (ops/s)</caption>", "<caption>clean — p50 (latency)</caption>",
+		`<td class="text ok-text">966.0 — fastest</td>`,
+		`<td class="text bad">3.8 — 254× slower, 95% CI 241×–262×</td>`,
+		`<td class="text">950.0 — no significant difference; 95% CI 0.97×–1.04×</td>`,
+		`<td class="text muted">`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+
+	tables := analysis.MatrixTables(res.Matrix)
+	if len(tables) == 0 {
+		t.Fatal("no tables in the model")
+	}
+
+	for _, tb := range tables {
+		for _, row := range tb.TextRows() {
+			for _, cell := range row {
+				if !strings.Contains(page, ">"+html.EscapeString(cell)+"</td>") {
+					t.Errorf("table %q: cell %q not on the page", tb.Title, cell)
+				}
+			}
 		}
 	}
 }

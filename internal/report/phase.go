@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/units"
-
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/units"
 )
 
 // This file builds the view of a measured phase: its tables, time series,
@@ -300,6 +300,13 @@ func phaseCharts(id string, p *result.Phase, cols colors) []*chart {
 
 	anyErrors := false
 	total := make([]float64, len(x))
+	sliver := analysis.Slivers(p)
+
+	if slices.Contains(sliver, true) {
+		const cut = " Intervals a growth block's end cut to a sliver (under a quarter of the usual length) are left out: a few operations over a few milliseconds are no rate."
+		tput.Note += cut
+		errs.Note += cut
+	}
 
 	for i, name := range names {
 		col := cols.of(name)
@@ -321,6 +328,10 @@ func phaseCharts(id string, p *result.Phase, cols colors) []*chart {
 				p99.Values[k] = num(o.LatencyUS.P99)
 			}
 
+			if sliver[k] {
+				continue
+			}
+
 			ops.Values[k] = num(o.OpsPerSec)
 			total[k] += o.OpsPerSec
 
@@ -339,7 +350,9 @@ func phaseCharts(id string, p *result.Phase, cols colors) []*chart {
 	if len(names) > 1 {
 		s := series{Label: "all operations", Color: colorTotal, Width: 1.5, Values: make([]*float64, len(x))}
 		for k, v := range total {
-			s.Values[k] = num(v)
+			if !sliver[k] {
+				s.Values[k] = num(v)
+			}
 		}
 
 		tput.Series = append(tput.Series, s)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/result"
 	vd "github.com/mongobench/mongobench/internal/verdict"
@@ -37,7 +38,13 @@ type bar struct {
 // picturesView is the comparison section's charts.
 type picturesView struct {
 	// Figure says which figure the bars show and why.
-	Figure   string
+	Figure string
+	// Blocks and Tables are the comparison of separate files from the
+	// analysis model (compare's block and tables); Note says how their
+	// numbers were formed. Empty for a matrix's pictures.
+	Blocks   []blockView
+	Tables   []tableView
+	Note     string
 	Bars     []*chart
 	Spectra  []*chart
 	Overlays []*chart
@@ -256,12 +263,18 @@ func matrixContenders(m *result.Matrix, cross bool) []contender {
 	return out
 }
 
-// newFilesPictures draws several results files: bars of each file's median
-// per interval with its confidence interval and the verdict against the
-// first file, as `mongobench compare` computes them, then spectra and
-// overlays. Matrix results among the files are left to the matrix section.
+// newFilesPictures compares several results files as `mongobench compare`
+// does, from the same analysis model: the comparison block
+// (analysis.FilesBlock), a table per operation (analysis.CompareTable:
+// each metric's median over the main phase's intervals with the verdict
+// against the first file), bars of the chosen figure drawn from those
+// tables' cells, then spectra and overlays. Matrix results among the files
+// are left to the matrix section.
 func newFilesPictures(results []*result.Result, labels []string) *picturesView {
-	var cs []contender
+	var (
+		cs    []contender
+		files []*analysis.File
+	)
 
 	for i, r := range results {
 		if r.Matrix != nil || r.MainPhase() == nil {
@@ -269,6 +282,7 @@ func newFilesPictures(results []*result.Result, labels []string) *picturesView {
 		}
 
 		cs = append(cs, contender{Label: labels[i], Color: palette[len(cs)%len(palette)], Runs: []*result.Result{r}})
+		files = append(files, &analysis.File{Label: labels[i], Path: labels[i], Res: r, Phase: r.MainPhase()})
 	}
 
 	if len(cs) < 2 {
@@ -277,7 +291,23 @@ func newFilesPictures(results []*result.Result, labels []string) *picturesView {
 
 	on := compareOn(cs[0].Runs[0])
 	metric, first := chosenFigure(on)
-	v := &picturesView{Figure: figureNote(metric, first, on)}
+	v := &picturesView{Figure: figureNote(metric, first, on), Note: analysis.CompareNote(files)}
+
+	names := make([]string, len(files))
+	phases := make([]*result.Phase, len(files))
+
+	for i, f := range files {
+		names[i], phases[i] = f.Label, f.Phase
+	}
+
+	if b := analysis.FilesBlock(names, phases, analysis.DefaultFigure); len(b.Groups) > 0 {
+		v.Blocks = append(v.Blocks, newBlockView(b))
+	}
+
+	compared := analysis.CompareOperations(files)
+	for _, op := range compared {
+		v.Tables = append(v.Tables, newTableView(analysis.CompareTable(files, op)))
+	}
 
 	ops := operationNames(cs)
 	if len(ops) == 0 {
@@ -287,7 +317,7 @@ func newFilesPictures(results []*result.Result, labels []string) *picturesView {
 	sort.SliceStable(ops, func(i, j int) bool { return first != "" && ops[i] == first && ops[j] != first })
 
 	for i, op := range ops {
-		if c := filesBarChart(fmt.Sprintf("files-bars-%d", i+1), cs, op, metric); c != nil {
+		if c := filesBarChart(fmt.Sprintf("files-bars-%d", i+1), cs, compared, op, metric); c != nil {
 			v.Bars = append(v.Bars, c)
 		}
 	}
@@ -298,40 +328,26 @@ func newFilesPictures(results []*result.Result, labels []string) *picturesView {
 	return v
 }
 
-// filesBarChart compares one operation across files the way `mongobench
-// compare` does: each interval of the main phase is a sample, compared
-// unpaired with the first file as the baseline. (The analysis package may
-// later give this one home for terminal, Markdown and HTML.)
-func filesBarChart(id string, cs []contender, op, metric string) *chart {
-	var samples []vd.Sample
+// filesBarChart draws one operation's metric across files from the
+// comparison's table (analysis.CompareOperations): each file's median over
+// the main phase's intervals with its confidence interval, and its verdict
+// against the first file, as `mongobench compare` prints them.
+func filesBarChart(id string, cs []contender, compared []analysis.CompareOp, op, metric string) *chart {
+	var row *analysis.CompareRow
 
-	for _, c := range cs {
-		p := c.Runs[0].MainPhase()
-		for k := range p.Intervals {
-			for _, o := range p.Intervals[k].Operations {
-				if o.Name != op {
-					continue
-				}
+	for i := range compared {
+		if compared[i].Name != op {
+			continue
+		}
 
-				switch {
-				case metric == "throughput":
-					samples = append(samples, vd.Sample{Variant: c.Label, Round: k, Value: o.OpsPerSec})
-				case o.Count > 0 && metric == "p99":
-					samples = append(samples, vd.Sample{Variant: c.Label, Round: k, Value: o.LatencyUS.P99})
-				case o.Count > 0:
-					samples = append(samples, vd.Sample{Variant: c.Label, Round: k, Value: o.LatencyUS.P50})
-				}
+		for j := range compared[i].Rows {
+			if compared[i].Rows[j].Metric.Name == metric {
+				row = &compared[i].Rows[j]
 			}
 		}
 	}
 
-	dir := vd.LowerIsBetter
-	if metric == "throughput" {
-		dir = vd.HigherIsBetter
-	}
-
-	verdicts := vd.CompareTo(samples, cs[0].Label, dir, vd.Options{Design: vd.Unpaired, Unit: "interval"})
-	if len(verdicts) == 0 {
+	if row == nil || len(row.Cells) != len(cs) {
 		return nil
 	}
 
@@ -348,21 +364,29 @@ func filesBarChart(id string, cs []contender, op, metric string) *chart {
 		c.YUnit = "rate"
 	}
 
-	byLabel := map[string]vd.Verdict{}
-	for _, v := range verdicts {
-		byLabel[v.Variant] = v
-	}
-
-	for _, ct := range cs {
-		v, ok := byLabel[ct.Label]
-		if !ok {
+	for i, ct := range cs {
+		cell := row.Cells[i]
+		if math.IsNaN(cell.Median) {
 			continue
 		}
 
+		text, kind := cell.Text, vd.Reference.String()
+		if i == 0 {
+			text = "baseline"
+		}
+
+		if cell.Verdict != nil {
+			kind = cell.Verdict.Kind.String()
+		}
+
 		c.Bars = append(c.Bars, bar{
-			Label: ct.Label, Value: num(v.Median), Lo: num(v.Lo), Hi: num(v.Hi),
-			Text: v.Text, Kind: v.Kind.String(), Color: ct.Color,
+			Label: ct.Label, Value: num(cell.Median), Lo: num(cell.Lo), Hi: num(cell.Hi),
+			Text: text, Kind: kind, Color: ct.Color,
 		})
+	}
+
+	if len(c.Bars) == 0 {
+		return nil
 	}
 
 	return c

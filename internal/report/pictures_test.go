@@ -2,13 +2,16 @@ package report
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/threshold"
 	"github.com/mongobench/mongobench/internal/verdict"
 )
 
@@ -187,6 +190,22 @@ func TestFilesPictures(t *testing.T) {
 		t.Errorf("bars = %+v", bars)
 	}
 
+	// The tables and the block are compare's, from the analysis model.
+	files := []*analysis.File{
+		{Label: "a.json", Path: "a.json", Res: a, Phase: a.MainPhase()},
+		{Label: "b.json", Path: "b.json", Res: b, Phase: b.MainPhase()},
+	}
+
+	ops := analysis.CompareOperations(files)
+	if len(v.Tables) != len(ops) || !reflect.DeepEqual(v.Tables[0], newTableView(analysis.CompareTable(files, ops[0]))) {
+		t.Errorf("tables %+v, want compare's", v.Tables)
+	}
+
+	block := analysis.FilesBlock([]string{"a.json", "b.json"}, []*result.Phase{a.MainPhase(), b.MainPhase()}, analysis.DefaultFigure)
+	if len(v.Blocks) != 1 || !reflect.DeepEqual(v.Blocks[0], newBlockView(block)) {
+		t.Errorf("blocks %+v, want compare's block", v.Blocks)
+	}
+
 	// Two intervals per file are too few for an interval: no whiskers.
 	if bars[1].Kind != "inconclusive" || bars[1].Lo != nil && !math.IsInf(*bars[1].Lo, 0) {
 		t.Errorf("bar b: kind %s, lo %v; want inconclusive without an interval", bars[1].Kind, bars[1].Lo)
@@ -262,51 +281,132 @@ func TestGrowthPanels(t *testing.T) {
 	}
 }
 
-// TestFindingGroups checks the grouping of findings by collection and
-// cause, ranked by the time their operations took.
+// TestFindingGroups checks that the page's findings table is the analysis
+// model's grouping (analysis.GroupFindings, which the terminal prints):
+// the same groups in the same order, collection scans of one collection
+// said once for all their operations, with the time they cost out of all.
 func TestFindingGroups(t *testing.T) {
 	t.Parallel()
 
 	r := &result.Result{
-		Workload: result.Workload{Spec: map[string]any{"operations": []any{
-			map[string]any{"name": "cheap", "collection": "a"},
-			map[string]any{"name": "dear", "collection": "b"},
-			map[string]any{"name": "dear2", "collection": "b"},
-		}}},
 		Phases: []result.Phase{{Name: result.PhaseRun, Operations: []result.Operation{
 			{Name: "cheap", Count: 10, LatencyUS: result.Latency{Mean: 100}},
 			{Name: "dear", Count: 1000, LatencyUS: result.Latency{Mean: 1000}},
 			{Name: "dear2", Count: 1000, LatencyUS: result.Latency{Mean: 500}},
 		}}},
+		Explain: []result.Explain{
+			{Operation: "cheap", Collection: "a", CollectionScan: true, DocsExamined: 10, DocsReturned: 1, Warnings: []string{"collection scan on a"}},
+			{Operation: "dear", Collection: "b", CollectionScan: true, DocsExamined: 100, DocsReturned: 1, Warnings: []string{"collection scan on b"}},
+			{Operation: "dear2", Collection: "b", CollectionScan: true, DocsExamined: 100, DocsReturned: 2, Warnings: []string{"collection scan on b"}},
+		},
 		Findings: []result.Finding{
 			{Severity: "warning", Operation: "cheap", Text: "collection scan on a"},
 			{Severity: "warning", Operation: "dear", Text: "collection scan on b"},
 			{Severity: "warning", Operation: "dear2", Text: "collection scan on b"},
-			{Severity: "warning", Operation: "dear", Text: "3 errors in the run phase (timeout: 3)"},
 			{Severity: "info", Text: "server counters: not supported"},
 		},
 	}
 
-	g := groupFindings(r)
-	if len(g) != 4 {
-		t.Fatalf("%d groups, want 4: %+v", len(g), g)
+	model := analysis.GroupFindings(r)
+	views := newFindingGroupViews(r)
+
+	if len(views) != len(model) || len(views) != 3 {
+		t.Fatalf("%d views of %d groups, want 3: %+v", len(views), len(model), views)
 	}
 
-	// b's scans: dear 1 s + dear2 0.5 s; b's errors: dear 1 s; a: 1 ms.
-	want := []struct{ coll, cause, ops, cost string }{
-		{"b", "collection scan", "dear, dear2", "1.50s"},
-		{"b", "errors", "dear", "1.00s"},
-		{"a", "collection scan", "cheap", "1.00ms"},
-		{"–", "server counters", "", "–"},
+	want := []findingGroupView{
+		{Warning: true, Collection: "b", Cause: "collection scan", Operations: "dear (examined 100, returned 1), dear2 (examined 100, returned 2)", Cost: "1.5s of 1.5s"},
+		{Warning: true, Collection: "a", Cause: "collection scan", Operations: "cheap (examined 10, returned 1)", Cost: "1ms of 1.5s"},
+		{Collection: "–", Cause: "server counters: not supported", Cost: "–"},
 	}
 
 	for i, w := range want {
-		if g[i].Collection != w.coll || g[i].Cause != w.cause || g[i].Operations != w.ops || g[i].Cost != w.cost {
-			t.Errorf("group %d = %+v, want %+v", i, g[i], w)
+		if views[i] != w {
+			t.Errorf("group %d = %+v, want %+v", i, views[i], w)
+		}
+
+		if model[i].Cause != views[i].Cause {
+			t.Errorf("group %d: cause %q, the model's %q", i, views[i].Cause, model[i].Cause)
+		}
+	}
+}
+
+// TestRateChartsSkipSlivers checks, on the real growth run of
+// internal/analysis/testdata, that the throughput and error charts leave
+// out the slivers a block's end cuts (one operation over half a
+// millisecond would read as thousands per second) and say so, while the
+// latency chart keeps them.
+func TestRateChartsSkipSlivers(t *testing.T) {
+	t.Parallel()
+
+	res, err := result.ReadFile("../analysis/testdata/growth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p := &res.Phases[len(res.Phases)-1]
+	sliver := analysis.Slivers(p)
+
+	// A sliver in which some operation completed.
+	k := -1
+
+	for i, iv := range p.Intervals {
+		if sliver[i] && slices.ContainsFunc(iv.Operations, func(o result.Operation) bool { return o.Count > 0 }) {
+			k = i
+			break
 		}
 	}
 
-	if g[0].Count != 2 {
-		t.Errorf("b's scans: %d findings, want 2", g[0].Count)
+	if k < 0 {
+		t.Fatal("the real run has no sliver with an operation; the test checks nothing")
+	}
+
+	charts := phaseCharts("p", p, colors{})
+
+	tput := charts[1]
+	if !strings.Contains(tput.Note, "sliver") {
+		t.Errorf("throughput note %q does not say slivers are left out", tput.Note)
+	}
+
+	for _, s := range tput.Series {
+		if s.Values[k] != nil {
+			t.Errorf("throughput %s at sliver %d: %v, want a gap", s.Label, k, *s.Values[k])
+		}
+	}
+
+	kept := false
+
+	for _, s := range charts[0].Series {
+		kept = kept || s.Values[k] != nil
+	}
+
+	if !kept {
+		t.Errorf("latency chart has no value at interval %d; its operations' latencies are real", k)
+	}
+}
+
+// TestGrowthBlockColours checks that a growth block significantly worse
+// than the first is red and one significantly better green, whichever way
+// the figure improves.
+func TestGrowthBlockColours(t *testing.T) {
+	t.Parallel()
+
+	lower := threshold.Metric{Kind: threshold.Percentile, Percent: 99}
+	tput := threshold.Metric{Kind: threshold.Throughput}
+
+	for _, tc := range []struct {
+		metric threshold.Metric
+		ratio  float64
+		want   string
+	}{
+		{lower, 4, "bad"}, {lower, 0.5, "ok-text"}, {tput, 0.5, "bad"}, {tput, 2, "ok-text"},
+	} {
+		b := analysis.Block{Growth: true, Figure: analysis.Figure{Metric: tc.metric}, Groups: []analysis.BlockGroup{{Lines: []analysis.BlockLine{
+			{Kind: verdict.Reference, Ratio: 1}, {Kind: verdict.Difference, Ratio: tc.ratio},
+		}}}}
+
+		if got := newBlockView(b).Groups[0].Lines[1].Class; got != tc.want {
+			t.Errorf("%s at %.1f× the first: class %q, want %q", tc.metric, tc.ratio, got, tc.want)
+		}
 	}
 }

@@ -101,11 +101,11 @@ type pageData struct {
 	Charts []*chart `json:"charts"`
 }
 
-// matrixView is the variants/targets matrix: one row per operation and
-// metric, one column per variant or target, a verdict per cell.
+// matrixView is a comparison run: its tables of verdicts and its
+// comparison block, from the analysis model.
 type matrixView struct {
-	Columns []string
-	Rows    []matrixRow
+	Tables []tableView
+	Blocks []blockView
 
 	// Pictures are the matrix's charts; Verification its write
 	// verification, per cell.
@@ -137,17 +137,6 @@ func newVerificationRows(vs []result.Verification) []verificationRow {
 	}
 
 	return rows
-}
-
-type matrixRow struct {
-	Operation string
-	Cells     []matrixCell
-}
-
-type matrixCell struct {
-	Value   string
-	Verdict string
-	Class   string
 }
 
 func (o Options) newPage(results []*result.Result) (*page, error) {
@@ -185,7 +174,7 @@ func (o Options) newPage(results []*result.Result) (*page, error) {
 		}
 
 		if p.Matrix == nil {
-			p.Matrix = newMatrixView(r.Matrix)
+			p.Matrix = newMatrixView(r)
 			if p.Matrix != nil {
 				p.Matrix.Pictures = newMatrixPictures(r)
 				p.Matrix.Verification = newVerificationRows(r.Matrix.Verifications())

@@ -45,8 +45,12 @@ type runView struct {
 	WorkloadSpec   string
 
 	Findings      []findingView
-	FindingGroups []findingGroup
-	Explain       []explainView
+	FindingGroups []findingGroupView
+
+	// Blocks are the run's comparison blocks (a single run's; a matrix's
+	// are in its matrix section).
+	Blocks  []blockView
+	Explain []explainView
 
 	// Verification is the run's write verification (see
 	// result.Verification).
@@ -199,7 +203,10 @@ func newRunView(n int, label string, r *result.Result) *runView {
 		})
 	}
 
-	v.FindingGroups = groupFindings(r)
+	v.FindingGroups = newFindingGroupViews(r)
+	if r.Matrix == nil {
+		v.Blocks = newBlockViews(r)
+	}
 	v.Verification = newVerificationRows(r.Verifications())
 
 	for i := range r.Explain {
@@ -484,6 +491,10 @@ func overview(r *result.Result) overviewRow {
 
 func runNav(v *runView) []navLink {
 	links := []navLink{{Href: "#" + v.ID + "-meta", Label: "Run"}}
+
+	if len(v.Blocks) > 0 {
+		links = append(links, navLink{Href: "#" + v.ID + "-comparison", Label: "Comparison"})
+	}
 
 	if len(v.Findings) > 0 {
 		links = append(links, navLink{Href: "#" + v.ID + "-findings", Label: "Findings"})
