@@ -264,6 +264,11 @@ func TestRunClientValidation(t *testing.T) {
 		}
 	}
 
+	code, _, stderr = runMain(t, "run", "testdata/small.yaml", "--client-profile=/tmp/never")
+	if code != ExitBadInput || !strings.Contains(stderr, "--client-profile profiles an external client's adapter; this run uses client go") {
+		t.Errorf("--client-profile with client go: exit %d, stderr:\n%s", code, stderr)
+	}
+
 	assertNoStackTrace(t, stderr)
 }
 
