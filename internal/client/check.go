@@ -102,6 +102,13 @@ func (c *checker) operation(path string, o *workload.Operation) {
 		c.at(yamlpos.Field(path, "steps"), "operation %q: client %s runs single operations; composite operations run with client go only", o.Name, c.client)
 	case !slices.Contains(op.ArgsKinds(), o.Op):
 		c.at(yamlpos.Field(path, "op"), "operation %q: client %s has no call for kind %s (only %s); run it with client go", o.Name, c.client, o.Op, strings.Join(op.ArgsKinds(), ", "))
+	default:
+		s, _ := Lookup(c.client)
+		for _, g := range s.Without {
+			if g.Kind == o.Op {
+				c.at(yamlpos.Field(path, "op"), "operation %q: client %s has no call for kind %s (%s); run it with another client", o.Name, c.client, o.Op, g.Why)
+			}
+		}
 	}
 
 	if c.spec.Node(yamlpos.Field(path, "timeout")) != nil {

@@ -36,6 +36,25 @@ func TestCheck(t *testing.T) {
 			yaml: "run:\n  duration: 1s\n  client: python-pymongo\n" +
 				"load:\n  - collection: c\n    documents: 10\n    document: {v: {^choice: {values: [1, one]}}}\n" + ops,
 		},
+		"replace on MongoEngine": {
+			yaml: "run:\n  duration: 1s\n  client: python-mongoengine\n" + `operations:
+  - name: put
+    op: replaceOne
+    collection: c
+    filter: {n: 1}
+    replacement: {n: 1}
+`,
+			want: []string{`w.yaml:10:9: operations[0].op: operation "put": client python-mongoengine has no call for kind replaceOne (MongoEngine has no replace of a whole document)`},
+		},
+		"replace on PyMongo": {
+			yaml: "run:\n  duration: 1s\n  client: python-pymongo\n" + `operations:
+  - name: put
+    op: replaceOne
+    collection: c
+    filter: {n: 1}
+    replacement: {n: 1}
+`,
+		},
 		"open loop": {
 			yaml: "run:\n  duration: 1s\n  rate: 100\n  client: python-pymongo\n" + ops,
 			want: []string{"w.yaml:6:3: run: client python-pymongo runs closed-loop phases only; this phase's load model is rate"},

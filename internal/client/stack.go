@@ -41,9 +41,19 @@ type Stack struct {
 	// call for administration kinds (drop, createIndexes, runCommand).
 	ODM bool
 
+	// Without lists the operation kinds the stack has no idiomatic call
+	// for, beyond what every external stack lacks, each with the reason
+	// validation gives.
+	Without []KindGap
+
 	// Describe says in a few words what the stack is, for `mongobench
 	// clients`.
 	Describe string
+}
+
+// KindGap is an operation kind a stack cannot express, and why.
+type KindGap struct {
+	Kind, Why string
 }
 
 // Family is a language runtime with one adapter program serving several

@@ -27,6 +27,9 @@ func pythonFamily() *Family {
 func pythonStacks(f *Family) []Stack {
 	return []Stack{
 		{Name: "python-pymongo", Family: f, Describe: "PyMongo"},
-		{Name: "python-mongoengine", Family: f, ODM: true, Describe: "MongoEngine documents"},
+		{
+			Name: "python-mongoengine", Family: f, ODM: true, Describe: "MongoEngine documents",
+			Without: []KindGap{{Kind: "replaceOne", Why: "MongoEngine has no replace of a whole document"}},
+		},
 	}
 }
