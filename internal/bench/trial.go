@@ -317,8 +317,7 @@ func resetAndCreate(ctx context.Context, client *mongo.Client, spec *workload.Sp
 
 		err := op.CreateSchema(ctx, client.Database(spec.Database), spec)
 
-		var se mongo.ServerError
-		if try == tries || !errors.As(err, &se) || !se.HasErrorCode(namespaceExists) {
+		if try == tries || !setupRace(err) {
 			if err != nil {
 				return schemaFailure(spec, err)
 			}
@@ -334,9 +333,33 @@ func resetAndCreate(ctx context.Context, client *mongo.Client, spec *workload.Sp
 	}
 }
 
-// namespaceExists is the server's error code for creating a collection
-// that exists.
-const namespaceExists = 48
+// Server error codes of creating what exists already: a collection, or an
+// index whose name or options differ from the one being created.
+const (
+	namespaceExists       = 48
+	indexOptionsConflict  = 85
+	indexKeySpecsConflict = 86
+)
+
+// setupRace tells whether creating the schema after a reset failed because
+// the previous trial's abandoned operations were still running on the
+// server (they re-create a collection or an index just dropped; FerretDB on
+// SQLite may also close the connection while two of them create one), so
+// that resetting again and retrying is the cure. The set-up is not measured.
+func setupRace(err error) bool {
+	if err == nil {
+		return false
+	}
+
+	if mongo.IsNetworkError(err) {
+		return true
+	}
+
+	var se mongo.ServerError
+
+	return errors.As(err, &se) && (se.HasErrorCode(namespaceExists) ||
+		se.HasErrorCode(indexOptionsConflict) || se.HasErrorCode(indexKeySpecsConflict))
+}
 
 // claimCollections records, in a database the user allowed mongobench to use
 // (--allow-existing-db), the workload's collections as mongobench's, after
