@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/report"
@@ -222,6 +221,13 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		},
 	}
 
+	// Named before the run, so that the run log streams next to where
+	// the results will go.
+	out := resultsPath(f.out, w.Spec.Name, st.Now())
+	if !plan.Matrix() {
+		plan.Options.RunLog = runLogPath(out, w.Spec.Name, st.Now())
+	}
+
 	if plan.Matrix() {
 		warnMatrixThresholds(st, w.Spec)
 	}
@@ -236,14 +242,12 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 		return writeMatrixRun(ctx, st, w.Spec, f, outcome)
 	}
 
-	res := outcome.Result
-	res.Thresholds = analysis.CheckThresholds(res, variants[0].Spec.Thresholds.Rules)
+	res := outcome.Result // thresholds checked: they are in the run log
 
 	if res, err = result.Sanitize(res); err != nil { // what is printed is what is saved
 		return failed("writing results: %v", err)
 	}
 
-	out := resultsPath(f.out, w.Spec.Name, res.StartedAt)
 	st.setStep("writing the results to %s", out)
 
 	if err := writeResults(st, out, res); err != nil {
@@ -255,6 +259,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags) error {
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	printRunBlock(tableWriter(st, f), variants[0].Spec, res)
 	resultsWritten(st, out)
+	fmt.Fprintf(st.Stderr, "Run log written to %s\n", plan.Options.RunLog)
 
 	if err := writeRunReport(st, f, out, res); err != nil {
 		return err

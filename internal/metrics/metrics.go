@@ -263,6 +263,11 @@ type Registry struct {
 	last      time.Time
 	totals    []OpStats
 	intervals []storedInterval
+	// retain bounds intervals (see Retain; 0 keeps every one), and
+	// forgotten counts the closed intervals dropped to honour it, so that
+	// interval indexes stay those of the whole phase.
+	retain    int
+	forgotten int
 	// spare is an emptied histogram swapped into a handle in place of the one
 	// the tick takes out, so a tick recycles histograms instead of
 	// allocating one per handle and operation.
@@ -461,6 +466,14 @@ func (r *Registry) Tick(now time.Time) Interval {
 		stored.ops[i] = so
 	}
 	r.intervals = append(r.intervals, stored)
+	if r.retain > 0 && len(r.intervals) > r.retain {
+		n := len(r.intervals) - r.retain
+		// Copied down rather than resliced, so the dropped intervals'
+		// payloads become garbage instead of staying behind the slice.
+		r.intervals = append(r.intervals[:0], r.intervals[n:]...)
+		clear(r.intervals[len(r.intervals):cap(r.intervals)])
+		r.forgotten += n
+	}
 	r.addToTotals(iv)
 	r.last = now
 	return iv
@@ -538,8 +551,29 @@ func (r *Registry) Reset(now time.Time) {
 		h.mu.Unlock()
 	}
 	r.intervals = nil
+	r.forgotten = 0
 	r.totals = r.emptyStats()
 	r.last = now
+}
+
+// Retain bounds the closed intervals the registry keeps to the last n (0,
+// the default, keeps them all). A run that streams every interval elsewhere
+// as it closes (see Tick's return value) needs only the cumulative totals
+// and a few recent intervals, so its memory stops growing with its length.
+// NumIntervals still counts every interval since the last Reset, and
+// Intervals yields only those kept.
+func (r *Registry) Retain(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.retain = max(n, 0)
+}
+
+// RetainedIntervals returns how many closed intervals the registry holds in
+// memory, which Retain bounds.
+func (r *Registry) RetainedIntervals() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.intervals)
 }
 
 // Totals returns the cumulative per-operation stats, the sum of all intervals
@@ -554,11 +588,13 @@ func (r *Registry) Totals() []OpStats {
 	return out
 }
 
-// NumIntervals returns how many intervals the registry holds.
+// NumIntervals returns how many intervals were closed since the last Reset,
+// including those Retain let the registry forget: the index the next
+// interval will have.
 func (r *Registry) NumIntervals() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.intervals)
+	return r.forgotten + len(r.intervals)
 }
 
 // Intervals returns the closed intervals in order, each as fresh copies the
