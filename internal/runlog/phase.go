@@ -17,7 +17,7 @@ type phaseBuilder struct {
 	// intervals is the number of intervals logged (first pass), and group
 	// how many adjacent ones make one point of the results.
 	intervals, group int
-	blocks       []*blockAcc
+	blocks           []*blockAcc
 
 	// Second pass.
 	seen       int
