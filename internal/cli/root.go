@@ -120,6 +120,7 @@ command gracefully.`,
 		newTestServerCommand(st),
 		newReportCommand(st),
 		newCompareCommand(st),
+		newFinishCommand(st),
 	)
 
 	return root
