@@ -246,9 +246,9 @@ func DecodeHistogram(s string) (*Histogram, error) {
 //     previous interval (handles give back the histogram of an operation
 //     they did not run for a whole interval);
 //   - per operation, the cumulative totals (one sparse histogram each);
-//   - per closed interval, the counters of every operation and a compact
-//     copy of the histogram of those that completed something in it (a
-//     varint per bucket).
+//   - per closed interval (all of them, or the last few with Retain), the
+//     counters of every operation and a compact copy of the histogram of
+//     those that completed something in it (a varint per bucket).
 type Registry struct {
 	ops []string
 
@@ -597,7 +597,7 @@ func (r *Registry) NumIntervals() int {
 	return r.forgotten + len(r.intervals)
 }
 
-// Intervals returns the closed intervals in order, each as fresh copies the
+// Intervals returns the closed intervals it keeps (see Retain) in order, each as fresh copies the
 // caller may keep or modify. Histograms are rebuilt from the registry's
 // compact copy one interval at a time as the caller iterates, so only the
 // interval in hand is held as live histograms. The sequence is a snapshot:
