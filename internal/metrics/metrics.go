@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -468,10 +469,10 @@ func (r *Registry) Tick(now time.Time) Interval {
 	r.intervals = append(r.intervals, stored)
 	if r.retain > 0 && len(r.intervals) > r.retain {
 		n := len(r.intervals) - r.retain
-		// Copied down rather than resliced, so the dropped intervals'
-		// payloads become garbage instead of staying behind the slice.
-		r.intervals = append(r.intervals[:0], r.intervals[n:]...)
-		clear(r.intervals[len(r.intervals):cap(r.intervals)])
+		// A new array, so that the dropped intervals' payloads become
+		// garbage, and so that a sequence from Intervals still iterating
+		// over the old one is not overwritten.
+		r.intervals = slices.Clone(r.intervals[n:])
 		r.forgotten += n
 	}
 	r.addToTotals(iv)
