@@ -66,6 +66,10 @@ func checkRunOutputs(st *State, spec *workload.Spec, variants int, targets []tar
 		paths = append(paths, struct{ flag, path string }{"--report", reportPathFor(out)})
 	}
 
+	if !matrix {
+		paths = append(paths, struct{ flag, path string }{"the run log of --out", runLogPath(out, spec.Name, st.Now())})
+	}
+
 	for _, p := range paths {
 		if p.path == "" || p.path == stdoutPath {
 			continue

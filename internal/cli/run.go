@@ -49,7 +49,11 @@ func newRunCommand(st *State) *cobra.Command {
 		Short: "Run a workload and write a results file",
 		Long: `run sets up the workload's database (only a database mongobench created, or one
 you allow with --allow-existing-db), loads its documents, measures its operations
-and writes a results file (JSON) that report and compare commands read.
+and writes a results file (JSON) that report and compare commands read. As it
+measures, it appends every interval to a run log next to the results file
+(results/NAME.runlog.jsonl, synced every few seconds), from which the results
+file is built at the end; if the run is killed, mongobench finish builds the
+results file from the run log (status incomplete).
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible
