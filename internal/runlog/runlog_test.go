@@ -56,7 +56,7 @@ func intervals(n int) []metrics.Interval {
 
 // writeLog writes a run log of one phase with the given intervals, a plan
 // point at each interval's end, and the final record when complete.
-func writeLog(t *testing.T, ivs []metrics.Interval, complete bool) string {
+func writeLog(t testing.TB, ivs []metrics.Interval, complete bool) string {
 	t.Helper()
 
 	path := filepath.Join(t.TempDir(), "r"+Suffix)
