@@ -185,12 +185,3 @@ func (tl *trialLog) finish(ctx context.Context, res *result.Result, rules []work
 
 	return built, nil
 }
-
-// path is where the log is, or "" for a temporary one.
-func (tl *trialLog) path() string {
-	if tl.temp != "" {
-		return ""
-	}
-
-	return tl.w.Path()
-}
