@@ -58,7 +58,7 @@ func openTrialLog(path string, rb *resultBuilder) (*trialLog, error) {
 	})
 	if err != nil {
 		tl.discard()
-		return nil, failed("creating the run log: %v", err)
+		return nil, failed("%v", err)
 	}
 
 	tl.w = w
@@ -175,7 +175,7 @@ func (tl *trialLog) finish(ctx context.Context, res *result.Result, rules []work
 	}
 
 	if err := tl.w.Finish(end); err != nil {
-		return nil, failed("writing the run log: %v", err)
+		return nil, failed("%v", err) // names the run log
 	}
 
 	built, err := runlog.Build(ctx, tl.w.Path())

@@ -41,12 +41,12 @@ type Writer struct {
 // SchemaVersion are filled in.
 func Create(path string, h Header) (*Writer, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("run log %s: %w", path, err)
+		return nil, fmt.Errorf("creating run log %s: %w", path, err)
 	}
 
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("run log: %w", err)
+		return nil, fmt.Errorf("creating run log: %w", err)
 	}
 
 	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}}
