@@ -117,6 +117,12 @@ type Options struct {
 	// Shard, when set, makes the run one shard of a distributed run; a
 	// sharded plan runs one trial (no matrix).
 	Shard *Shard
+
+	// RunLog is where a single trial streams its measurements (see
+	// package runlog), and from which its results are built; empty
+	// keeps the log in a temporary directory until the results are built.
+	// A matrix's trials always use temporary logs.
+	RunLog string
 }
 
 // Matrix reports whether the plan compares something: several variants,
@@ -283,7 +289,11 @@ func (r *run) single(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 
-	res, final, err := r.executeTrial(ctx, tgt, info, r.plan.Variants[0], trialOptions{evidence: true})
+	v := r.plan.Variants[0]
+
+	res, final, err := r.executeTrial(ctx, tgt, info, v, trialOptions{
+		evidence: true, runLog: r.opts.RunLog, thresholds: v.Spec.Thresholds.Rules,
+	})
 	if err != nil {
 		return nil, err
 	}

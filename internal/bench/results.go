@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"strings"
 	"time"
 
 	"github.com/mongobench/mongobench/internal/result"
@@ -70,103 +69,38 @@ func newResultBuilder(started time.Time, version, path string, spec *workload.Sp
 	}
 }
 
-// add converts a finished phase; excluded marks a phase run with
-// measure: false.
-func (b *resultBuilder) add(pr *runner.PhaseResult, excluded bool) {
-	p, err := convertPhase(pr)
-	if err != nil {
-		b.errs = append(b.errs, err)
-		return
+// convertBackground turns a background job's report into its
+// results-file form, with its trajectory or (for the run log, whose
+// intervals carry it) without.
+func convertBackground(bg runner.BackgroundResult, trajectory bool) result.Background {
+	out := result.Background{
+		Operation:            bg.Operation,
+		Rate:                 bg.Rate,
+		HighestSustainedRate: bg.HighestSustained,
+		Schedule:             convertSchedule(bg.Schedule, 0),
 	}
 
-	for i := range p.Operations {
-		o := &p.Operations[i]
-		if mode := b.decode[o.Name]; mode != "" {
-			o.Decode = mode
-			if o.Docs > 0 {
-				o.USPerDoc = o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs)
-			}
+	if pc := bg.Pacing; pc != nil {
+		out.Rate = 0
+		out.Pacing = &result.Pacing{
+			Start: pc.Start, Min: pc.Min, Max: pc.Max,
+			LowUS: micros(pc.Low), HighUS: micros(pc.High),
+			SpeedUp: pc.SpeedUp, SlowDown: pc.SlowDown, Percentile: bg.Percentile,
 		}
 	}
 
-	p.Excluded = excluded
-	b.res.AddPhase(p)
-}
-
-// convertPhase turns a runner phase into its results-file form.
-func convertPhase(pr *runner.PhaseResult) (result.Phase, error) {
-	name := pr.Phase.Name
-	if pr.Phase.Model == "load" {
-		name = result.PhaseLoad + ":" + strings.TrimPrefix(name, "load_")
+	if !trajectory {
+		return out
 	}
 
-	p, err := result.PhaseFromRegistry(name, pr.Phase.Warmup, pr.Registry)
-	if err != nil {
-		return p, err
-	}
-
-	p.Model = pr.Phase.Model
-
-	if pr.Service != nil {
-		if err := result.AddServiceTimes(&p, pr.Service); err != nil {
-			return p, err
-		}
-	}
-
-	p.Schedule = convertSchedule(pr.Schedule, pr.Phase.Concurrency)
-
-	for _, t := range pr.Targets {
-		p.Targets = append(p.Targets, result.PlanPoint{ElapsedS: t.Elapsed.Seconds(), Rate: t.Rate, Concurrency: t.Concurrency})
-	}
-
-	for _, blk := range pr.Blocks {
-		ops, secs, err := result.BlockOperations(pr.Registry, blk.FirstInterval, blk.EndInterval)
-		if err != nil {
-			return p, err
-		}
-
-		p.Blocks = append(p.Blocks, result.Block{
-			Index:     blk.Index,
-			Start:     blk.Start.Round(0),
-			End:       blk.End.Round(0),
-			DurationS: secs,
-			Complete:  blk.Complete,
-			Collection: result.CollectionSize{
-				Name: blk.Size.Collection, Documents: blk.Size.Documents, DataBytes: blk.Size.DataBytes,
-				StorageBytes: blk.Size.StorageBytes, IndexBytes: blk.Size.IndexBytes, Note: blk.Size.Note, Error: blk.Size.Error,
-			},
-			Operations: ops,
+	for _, pt := range bg.Trajectory {
+		out.Trajectory = append(out.Trajectory, result.PacingPoint{
+			OffsetS: pt.Offset.Seconds(), Rate: pt.Rate, ObservedUS: micros(pt.Observed),
+			Samples: pt.Samples, Action: string(pt.Action),
 		})
 	}
 
-	for _, bg := range pr.Background {
-		out := result.Background{
-			Operation:            bg.Operation,
-			Rate:                 bg.Rate,
-			HighestSustainedRate: bg.HighestSustained,
-			Schedule:             convertSchedule(bg.Schedule, 0),
-		}
-
-		if pc := bg.Pacing; pc != nil {
-			out.Rate = 0
-			out.Pacing = &result.Pacing{
-				Start: pc.Start, Min: pc.Min, Max: pc.Max,
-				LowUS: micros(pc.Low), HighUS: micros(pc.High),
-				SpeedUp: pc.SpeedUp, SlowDown: pc.SlowDown, Percentile: bg.Percentile,
-			}
-		}
-
-		for _, pt := range bg.Trajectory {
-			out.Trajectory = append(out.Trajectory, result.PacingPoint{
-				OffsetS: pt.Offset.Seconds(), Rate: pt.Rate, ObservedUS: micros(pt.Observed),
-				Samples: pt.Samples, Action: string(pt.Action),
-			})
-		}
-
-		p.Background = append(p.Background, out)
-	}
-
-	return p, nil
+	return out
 }
 
 func convertSchedule(st *runner.ScheduleStats, slots int) *result.Schedule {

@@ -8,7 +8,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/client"
 	"github.com/mongobench/mongobench/internal/errkind"
 	"github.com/mongobench/mongobench/internal/op"
@@ -52,6 +51,14 @@ type trialOptions struct {
 	// keep, when set, takes the claimed database instead of dropping it
 	// after the trial: the caller drops it once, after its last trial.
 	keep func(db string, own target.Ownership)
+
+	// runLog is where the trial's run log goes; empty puts it in a
+	// temporary directory, removed once the results are built from it.
+	runLog string
+
+	// thresholds are checked on the trial's phases and recorded in its
+	// run log's end (a single run's; a matrix applies none).
+	thresholds []workload.ThresholdRule
 }
 
 // executeTrial runs one variant on one target: claims and resets the
@@ -137,11 +144,19 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 		}()
 	}
 
+	tl, err := openTrialLog(opts.runLog, rb)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	eng.Sink, eng.KeepIntervals = tl, keepIntervals
+
 	for _, l := range sr.loads(w) {
 		smp.setPhase(l.Name())
 		r.msg.Step("waiting for the %s load's insert batches in flight (at most %d), then writing the results so far", l.Name(), l.Spec.Concurrency)
+		tl.beginLoad(l.Name())
 		final = eng.Load(ctx, l)
-		rb.add(final, false)
+		tl.endPhase(final)
 
 		if final.Status != runner.StatusCompleted {
 			break
@@ -151,6 +166,8 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 	if err := sr.start(ctx, w, final, r.msg, eng, rb.res); err != nil {
 		return nil, nil, err
 	}
+
+	tl.shard(rb.res)
 
 	phases, _ := spec.PhaseList()
 	for _, p := range phases {
@@ -164,9 +181,10 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 
 		smp.setPhase(p.Name)
 		r.msg.Step("waiting for the operations in flight of phase %q (at most %d), then writing the results so far", p.Name, inFlightBound(p))
+		tl.beginPhase(p, rb.decode)
 		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.Ops})
 		eng.StartAt = time.Time{} // only the first phase waits for the shards' start
-		rb.add(final, !p.Measured())
+		tl.endPhase(final)
 		starved += final.Starved
 	}
 
@@ -191,7 +209,13 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 		res.Explain = explainOperations(ctx, db, w)
 	}
 
-	res.Findings = analysis.Findings(res)
+	// The results are built from the run log, findings included.
+	r.msg.Step("building the results from the run log")
+
+	res, err = tl.finish(ctx, res, opts.thresholds)
+	if err != nil {
+		return nil, nil, err
+	}
 
 	return res, final, nil
 }

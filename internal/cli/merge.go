@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,13 +11,14 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/merge"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/runlog"
 )
 
 func newMergeCommand(st *State) *cobra.Command {
 	var out string
 
 	c := &cobra.Command{
-		Use:   "merge FILE... -o merged.json",
+		Use:   "merge FILE|RUNLOG... -o merged.json",
 		Short: "Merge the results files of a sharded run exactly",
 		Long: `merge adds up the results files of the shards of one distributed run (run
 --shard I/N on several machines or processes) into one results file, as if one
@@ -30,7 +32,11 @@ any results file. The workload's thresholds are checked on the merged figures
 
 Every shard 0..N-1 of the run must be given exactly once. Files of different
 runs are refused with one line naming the file: another workload (spec hash),
-seed scheme, shard count or start instant, a duplicate or a missing shard.`,
+seed scheme, shard count or start instant, a duplicate or a missing shard.
+
+A shard's run log (NAME.runlog.jsonl) stands for its results file: a shard
+that was killed before writing its results merges with the intervals it
+logged, and the merged file then says which shard was incomplete.`,
 		Example: `  mongobench merge results/shard-0.json results/shard-1.json results/shard-2.json -o results/merged.json`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -47,6 +53,17 @@ seed scheme, shard count or start instant, a duplicate or a missing shard.`,
 	return c
 }
 
+// readResultOrRunLog reads a results file, or builds the results of a run
+// log (a shard killed before it wrote its results merges as far as it got,
+// status incomplete).
+func readResultOrRunLog(ctx context.Context, path string) (*result.Result, error) {
+	if strings.HasSuffix(path, runlog.Suffix) {
+		return runlog.Build(ctx, path)
+	}
+
+	return result.Read(ctx, path)
+}
+
 // mergeFiles is `mongobench merge`.
 func mergeFiles(st *State, paths []string, out string) error {
 	ctx, stop := interruptContext(st)
@@ -55,7 +72,7 @@ func mergeFiles(st *State, paths []string, out string) error {
 	inputs := make([]merge.Input, 0, len(paths))
 
 	for _, path := range paths {
-		res, err := result.Read(ctx, path)
+		res, err := readResultOrRunLog(ctx, path)
 		if ctx.Err() != nil {
 			return failed("interrupted while reading %s; nothing written", path)
 		}

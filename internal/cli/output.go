@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/runlog"
 	"github.com/mongobench/mongobench/internal/target"
 	"github.com/mongobench/mongobench/internal/workload"
 )
@@ -62,6 +64,10 @@ func checkRunOutputs(st *State, spec *workload.Spec, variants int, targets []tar
 
 	if f.report {
 		paths = append(paths, struct{ flag, path string }{"--report", reportPathFor(out)})
+	}
+
+	if !matrix {
+		paths = append(paths, struct{ flag, path string }{"the run log of --out", runLogPath(out, spec.Name, st.Now())})
 	}
 
 	for _, p := range paths {
@@ -147,6 +153,17 @@ func writeResults(st *State, out string, res *result.Result) error {
 	}
 
 	return nil
+}
+
+// runLogPath is where a single run streams its run log: next to the
+// results file, or with -o - in the results directory under the default
+// results name.
+func runLogPath(out, name string, started time.Time) string {
+	if out == stdoutPath {
+		out = resultsPath("", name, started)
+	}
+
+	return runlog.PathFor(out)
 }
 
 // resultsWritten says where the results went; the JSON on standard output

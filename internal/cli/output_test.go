@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/runlog"
 )
 
 // TestRunFlagErrorsBeforeRun checks that flags which cannot work, and output
@@ -124,6 +125,21 @@ func TestRunOutStdout(t *testing.T) {
 	if strings.Contains(stderr, "Results written to") {
 		t.Errorf("stderr claims a results file was written:\n%s", stderr)
 	}
+
+	// The run log goes to the results directory under the default name,
+	// and is said so; removed here so the test leaves nothing behind.
+	_, log, ok := strings.Cut(stderr, "Run log written to ")
+	log, _, _ = strings.Cut(log, "\n")
+
+	if !ok || !strings.HasPrefix(log, filepath.Join("results", "small-")) || !strings.HasSuffix(log, runlog.Suffix) {
+		t.Fatalf("stderr does not name the run log in the results directory:\n%s", stderr)
+	}
+
+	if err := os.Remove(log); err != nil {
+		t.Errorf("the run log named: %v", err)
+	}
+
+	_ = os.Remove("results") // only if empty: other tests may write there
 }
 
 // TestReportStdout checks `report -o -`: the HTML page on standard output.

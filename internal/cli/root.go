@@ -124,6 +124,7 @@ command gracefully.`,
 		newClientsCommand(st),
 		newMergeCommand(st),
 		newKubeCommand(st),
+		newFinishCommand(st),
 	)
 
 	return root

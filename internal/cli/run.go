@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/report"
@@ -53,7 +52,11 @@ func newRunCommand(st *State) *cobra.Command {
 		Short: "Run a workload and write a results file",
 		Long: `run sets up the workload's database (only a database mongobench created, or one
 you allow with --allow-existing-db), loads its documents, measures its operations
-and writes a results file (JSON) that report and compare commands read.
+and writes a results file (JSON) that report and compare commands read. As it
+measures, it appends every interval to a run log next to the results file
+(results/NAME.runlog.jsonl, synced every few seconds), from which the results
+file is built at the end; if the run is killed, mongobench finish builds the
+results file from the run log (status incomplete).
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible
@@ -258,6 +261,13 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
+	// Named before the run, so that the run log streams next to where
+	// the results will go.
+	out := resultsPath(f.out, shardResultsName(w.Spec.Name, shard), st.Now())
+	if !plan.Matrix() {
+		plan.Options.RunLog = runLogPath(out, shardResultsName(w.Spec.Name, shard), st.Now())
+	}
+
 	if plan.Matrix() {
 		warnMatrixThresholds(st, w.Spec)
 	}
@@ -272,14 +282,12 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return writeMatrixRun(ctx, st, w.Spec, f, outcome)
 	}
 
-	res := outcome.Result
-	res.Thresholds = analysis.CheckThresholds(res, variants[0].Spec.Thresholds.Rules)
+	res := outcome.Result // thresholds checked: they are in the run log
 
 	if res, err = result.Sanitize(res); err != nil { // what is printed is what is saved
 		return failed("writing results: %v", err)
 	}
 
-	out := resultsPath(f.out, shardResultsName(w.Spec.Name, shard), res.StartedAt)
 	st.setStep("writing the results to %s", out)
 
 	if err := writeResults(st, out, res); err != nil {
@@ -291,6 +299,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	printRunBlock(tableWriter(st, f), variants[0].Spec, res)
 	resultsWritten(st, out)
+	fmt.Fprintf(st.Stderr, "Run log written to %s\n", plan.Options.RunLog)
 
 	if err := writeRunMarkdown(st, f.markdown, variants[0].Spec, res); err != nil {
 		return err

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/runlog"
 	"github.com/mongobench/mongobench/internal/wiretest"
 )
 
@@ -226,6 +229,23 @@ func TestShardedRunsMergeExactly(t *testing.T) {
 
 	if code, stdout, stderr := runMain(t, "compare", files[0], merged); code != 0 || !strings.Contains(stdout, "get") {
 		t.Errorf("compare with the merged file: exit code %d\n%s%s", code, stdout, stderr)
+	}
+
+	// A shard's run log stands for its results file: merging the logs
+	// gives the same phases.
+	logs := make([]string, n)
+	for i, f := range files {
+		logs[i] = runlog.PathFor(f)
+	}
+
+	fromLogs := filepath.Join(dir, "merged-logs.json")
+	if code, _, stderr := runMain(t, append([]string{"merge", "-o", fromLogs}, logs...)...); code != 0 {
+		t.Fatalf("merge of the run logs: exit code %d\n%s", code, stderr)
+	}
+
+	want, _ := json.Marshal(out.Phases)
+	if got, _ := json.Marshal(readResults(t, fromLogs).Phases); !bytes.Equal(got, want) {
+		t.Errorf("merging the shards' run logs gives other phases than merging their results files")
 	}
 }
 

@@ -8,6 +8,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -203,6 +204,8 @@ func worse(a, b string) string {
 	rank := func(s string) int {
 		switch s {
 		case result.StatusAborted:
+			return 3
+		case result.StatusIncomplete:
 			return 2
 		case result.StatusInterrupted:
 			return 1
@@ -247,9 +250,19 @@ func phaseNames(shards []Input) []string {
 // intervalOf reads the run's interval length (run.interval) from the
 // recorded workload.
 func intervalOf(in Input) (time.Duration, error) {
-	spec, _ := in.Result.Workload.Spec.(map[string]any)
-	run, _ := spec["run"].(map[string]any)
-	text, _ := run["interval"].(string)
+	// The spec is whatever JSON form the result came in (a map read from
+	// a results file, raw JSON built from a run log): read it as JSON.
+	var spec struct {
+		Run struct {
+			Interval string `json:"interval"`
+		} `json:"run"`
+	}
+
+	if data, err := json.Marshal(in.Result.Workload.Spec); err == nil {
+		_ = json.Unmarshal(data, &spec)
+	}
+
+	text := spec.Run.Interval
 
 	d, err := time.ParseDuration(text)
 	if err != nil || d <= 0 {

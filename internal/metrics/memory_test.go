@@ -389,3 +389,63 @@ func TestPayloadRoundTrip(t *testing.T) {
 		t.Error("a truncated payload decoded")
 	}
 }
+
+// TestRetainBoundsIntervals ticks a registry that retains 4 intervals a
+// thousand times with data in every interval: the intervals it holds never
+// pass 4, its accounted memory does not grow with the number of intervals,
+// NumIntervals counts every one, and the totals hold everything recorded.
+func TestRetainBoundsIntervals(t *testing.T) {
+	const keep, ticks = 4, 1000
+
+	r := NewRegistry([]string{"a", "b"})
+	r.Retain(keep)
+
+	h := r.NewHandle()
+	now := time.Now()
+	r.Reset(now)
+
+	// Measured once the totals' bucket counts need two bytes (past 255),
+	// as they do to the end: only the intervals could then grow it.
+	var after300 int64
+
+	for i := range ticks {
+		for k := range 20 {
+			h.Record(k%2, time.Duration(100+k*37)*time.Microsecond, 1, "")
+		}
+
+		now = now.Add(time.Second)
+		r.Tick(now)
+
+		if got := r.RetainedIntervals(); got > keep {
+			t.Fatalf("after %d ticks the registry holds %d intervals, want at most %d", i+1, got, keep)
+		}
+
+		if got := r.NumIntervals(); got != i+1 {
+			t.Fatalf("after %d ticks NumIntervals is %d", i+1, got)
+		}
+
+		if i == 299 {
+			after300 = r.Bytes()
+		}
+	}
+
+	if got := r.Bytes(); got > after300 {
+		t.Errorf("registry accounts for %d bytes after %d intervals, %d after 300: it grows with the run's length", got, ticks, after300)
+	}
+
+	n := 0
+	for _, err := range r.Intervals() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+
+	if n != keep {
+		t.Errorf("Intervals yields %d, want the last %d", n, keep)
+	}
+
+	if tot := r.Totals(); tot[0].Count+tot[1].Count != 20*ticks {
+		t.Errorf("totals hold %d operations, want %d", tot[0].Count+tot[1].Count, 20*ticks)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -246,9 +247,9 @@ func DecodeHistogram(s string) (*Histogram, error) {
 //     previous interval (handles give back the histogram of an operation
 //     they did not run for a whole interval);
 //   - per operation, the cumulative totals (one sparse histogram each);
-//   - per closed interval, the counters of every operation and a compact
-//     copy of the histogram of those that completed something in it (a
-//     varint per bucket).
+//   - per closed interval (all of them, or the last few with Retain), the
+//     counters of every operation and a compact copy of the histogram of
+//     those that completed something in it (a varint per bucket).
 type Registry struct {
 	ops []string
 
@@ -263,6 +264,11 @@ type Registry struct {
 	last      time.Time
 	totals    []OpStats
 	intervals []storedInterval
+	// retain bounds intervals (see Retain; 0 keeps every one), and
+	// forgotten counts the closed intervals dropped to honour it, so that
+	// interval indexes stay those of the whole phase.
+	retain    int
+	forgotten int
 	// spare is an emptied histogram swapped into a handle in place of the one
 	// the tick takes out, so a tick recycles histograms instead of
 	// allocating one per handle and operation.
@@ -461,6 +467,14 @@ func (r *Registry) Tick(now time.Time) Interval {
 		stored.ops[i] = so
 	}
 	r.intervals = append(r.intervals, stored)
+	if r.retain > 0 && len(r.intervals) > r.retain {
+		n := len(r.intervals) - r.retain
+		// A new array, so that the dropped intervals' payloads become
+		// garbage, and so that a sequence from Intervals still iterating
+		// over the old one is not overwritten.
+		r.intervals = slices.Clone(r.intervals[n:])
+		r.forgotten += n
+	}
 	r.addToTotals(iv)
 	r.last = now
 	return iv
@@ -538,8 +552,29 @@ func (r *Registry) Reset(now time.Time) {
 		h.mu.Unlock()
 	}
 	r.intervals = nil
+	r.forgotten = 0
 	r.totals = r.emptyStats()
 	r.last = now
+}
+
+// Retain bounds the closed intervals the registry keeps to the last n (0,
+// the default, keeps them all). A run that streams every interval elsewhere
+// as it closes (see Tick's return value) needs only the cumulative totals
+// and a few recent intervals, so its memory stops growing with its length.
+// NumIntervals still counts every interval since the last Reset, and
+// Intervals yields only those kept.
+func (r *Registry) Retain(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.retain = max(n, 0)
+}
+
+// RetainedIntervals returns how many closed intervals the registry holds in
+// memory, which Retain bounds.
+func (r *Registry) RetainedIntervals() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.intervals)
 }
 
 // Totals returns the cumulative per-operation stats, the sum of all intervals
@@ -554,14 +589,16 @@ func (r *Registry) Totals() []OpStats {
 	return out
 }
 
-// NumIntervals returns how many intervals the registry holds.
+// NumIntervals returns how many intervals were closed since the last Reset,
+// including those Retain let the registry forget: the index the next
+// interval will have.
 func (r *Registry) NumIntervals() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.intervals)
+	return r.forgotten + len(r.intervals)
 }
 
-// Intervals returns the closed intervals in order, each as fresh copies the
+// Intervals returns the closed intervals it keeps (see Retain) in order, each as fresh copies the
 // caller may keep or modify. Histograms are rebuilt from the registry's
 // compact copy one interval at a time as the caller iterates, so only the
 // interval in hand is held as live histograms. The sequence is a snapshot:

@@ -183,7 +183,7 @@ func newRunView(n int, label string, r *result.Result) *runView {
 	switch r.Status {
 	case result.StatusCompleted:
 		v.StatusClass = "ok"
-	case result.StatusInterrupted:
+	case result.StatusInterrupted, result.StatusIncomplete:
 		v.StatusClass = "warn"
 	default:
 		v.StatusClass = "bad"

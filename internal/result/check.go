@@ -40,9 +40,9 @@ func (r *Result) Check() []error {
 		c.addf("schema_version is %d, want %d", r.SchemaVersion, SchemaVersion)
 	}
 	switch r.Status {
-	case StatusCompleted, StatusInterrupted, StatusAborted:
+	case StatusCompleted, StatusInterrupted, StatusAborted, StatusIncomplete:
 	default:
-		c.addf("status %q is not one of %q, %q, %q", r.Status, StatusCompleted, StatusInterrupted, StatusAborted)
+		c.addf("status %q is not one of %q, %q, %q, %q", r.Status, StatusCompleted, StatusInterrupted, StatusAborted, StatusIncomplete)
 	}
 	c.checkKind(r)
 	if r.Matrix != nil {

@@ -159,15 +159,27 @@ func AddServiceTimes(p *Phase, svc *metrics.Registry) error {
 			continue
 		}
 
-		enc, err := metrics.EncodeHistogram(t.Hist)
+		l, enc, err := ServiceTimes(t.Hist)
 		if err != nil {
 			return fmt.Errorf("phase %q: operation %q: %w", p.Name, t.Name, err)
 		}
 
-		l := latencyOf(metrics.Summarize(t.Hist))
-		p.Operations[i].ServiceLatencyUS = &l
+		p.Operations[i].ServiceLatencyUS = l
 		p.Operations[i].ServiceHistogram = enc
 	}
 
 	return nil
+}
+
+// ServiceTimes returns the service-time fields of an operation
+// (Operation.ServiceLatencyUS and ServiceHistogram) for the histogram h.
+func ServiceTimes(h *metrics.Histogram) (*Latency, string, error) {
+	enc, err := metrics.EncodeHistogram(h)
+	if err != nil {
+		return nil, "", err
+	}
+
+	l := latencyOf(metrics.Summarize(h))
+
+	return &l, enc, nil
 }

@@ -29,6 +29,11 @@ const (
 	// StatusAborted means mongobench stopped the run because of an error;
 	// StatusReason says which.
 	StatusAborted = "aborted"
+	// StatusIncomplete means the results were rebuilt from a run log that
+	// ends before the run did (the process was killed, the machine went
+	// down): the figures are exact for the intervals the log holds, and
+	// StatusReason says where it ends.
+	StatusIncomplete = "incomplete"
 )
 
 // Result kinds say what a results file holds. They are written as the

@@ -104,6 +104,12 @@ const (
 // look like "...pwd...=" by chance.
 func isEncoded(key string) bool { return strings.HasSuffix(key, "histogram") }
 
+// SanitizeJSON masks the secrets of any JSON document holding results-file
+// fields (a run log's records, for example) the way Sanitize masks a
+// Result: every field is covered by its key and form, whatever struct it
+// came from. The output is compact and keeps the order of keys.
+func SanitizeJSON(data []byte) ([]byte, error) { return sanitizeJSON(data) }
+
 // sanitizeJSON rewrites a JSON document with its secrets masked (see
 // Sanitize), keeping its structure and the order of its keys. The output is
 // compact.

@@ -138,6 +138,10 @@ func (bl *blocks) Run(ctx context.Context, pr *phaseRun) {
 		blk.Size = e.collectionSize(ctx, spec.Until.Collection)
 		bl.result.Blocks = append(bl.result.Blocks, blk)
 
+		if pr.stream != nil {
+			pr.stream.sink.Block(pr.phase, blk)
+		}
+
 		if o, ok := e.observer().(BlockObserver); ok {
 			o.Block(pr.phase, blk)
 		}

@@ -53,6 +53,16 @@ type Engine struct {
 	// measuring at the same instant and their intervals line up. A phase
 	// started after StartAt starts at once.
 	StartAt time.Time
+
+	// Sink, when set, receives every closed interval and growth block of
+	// every phase as it happens (see IntervalSink), so a run can persist
+	// its measurements as it goes instead of holding them to the end.
+	Sink IntervalSink
+
+	// KeepIntervals bounds the closed intervals each phase's registries
+	// keep in memory (see metrics.Registry.Retain); 0 keeps them all. A
+	// run with a Sink keeps only a few: the sink has the others.
+	KeepIntervals int
 }
 
 func (e *Engine) observer() Observer {
@@ -79,6 +89,7 @@ func (e *Engine) Load(ctx context.Context, l *op.Load) *PhaseResult {
 	cfg := driveConfig{
 		phase: p, ops: []string{l.Name()}, interval: e.Interval,
 		abortAfter: e.AbortAfter, unreachable: e.Unreachable, obs: e.observer(),
+		sink: e.Sink, keep: e.KeepIntervals,
 	}
 
 	res := drive(ctx, cfg, func(ctx context.Context, pr *phaseRun) {
@@ -181,6 +192,10 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 
 		unreachable: e.Unreachable,
 		startAt:     e.StartAt,
+		sink:        e.Sink,
+		keep:        e.KeepIntervals,
+		planned:     res,
+		jobs:        jobs,
 		setup: func(pr *phaseRun) {
 			ex.Setup(pr)
 

@@ -197,6 +197,10 @@ type phaseRun struct {
 	// onTick hooks run after each merged interval, in the ticker goroutine
 	// (pacing controllers, target recording).
 	onTick []func(iv metrics.Interval, now time.Time)
+
+	// stream sends each interval to the phase's sink; nil when there is
+	// none.
+	stream *intervalStream
 }
 
 // firstError returns the first failure seen, or nil.
@@ -312,6 +316,15 @@ type driveConfig struct {
 
 	// units describes the registries' measured units (nil: none).
 	units *bound
+
+	// sink receives each closed interval (nil: nobody), keep bounds the
+	// intervals the registries retain (0: all), and planned and jobs are
+	// where the executor and the background jobs leave the plan points
+	// and pacing decisions the sink is sent with each interval.
+	sink    IntervalSink
+	keep    int
+	planned *PhaseResult
+	jobs    []*backgroundJob
 }
 
 // drive runs a phase: starts the executor, ticks the registries every
@@ -360,6 +373,16 @@ func drive(ctx context.Context, cfg driveConfig, exec runFunc) *PhaseResult {
 	if cfg.units != nil {
 		cfg.units.markUnits(pr.reg)
 		cfg.units.markUnits(pr.svc)
+	}
+
+	pr.reg.Retain(cfg.keep)
+
+	if pr.svc != nil {
+		pr.svc.Retain(cfg.keep)
+	}
+
+	if cfg.sink != nil {
+		pr.stream = &intervalStream{sink: cfg.sink, planned: cfg.planned, jobs: cfg.jobs}
 	}
 
 	if cfg.setup != nil {
@@ -453,12 +476,20 @@ func (pr *phaseRun) tick(now time.Time) metrics.Interval {
 	pr.lastTick = now
 
 	iv := pr.reg.Tick(now)
+
+	var svc *metrics.Interval
+
 	if pr.svc != nil {
-		pr.svc.Tick(now)
+		s := pr.svc.Tick(now)
+		svc = &s
 	}
 
 	for _, f := range pr.onTick {
 		f(iv, now)
+	}
+
+	if pr.stream != nil {
+		pr.stream.send(pr, iv, svc)
 	}
 
 	return iv

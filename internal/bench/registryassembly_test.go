@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"strings"
+
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/runner"
+)
+
+// This file keeps, for the tests only, how results were assembled before
+// run logs: straight from the phases' registries, which then had to keep
+// every interval. TestRunLogMatchesRegistryAssembly checks that building
+// from the run log gives the same phases.
+
+// addFromRegistry converts a finished phase; excluded marks a phase run with
+// measure: false.
+func (b *resultBuilder) addFromRegistry(pr *runner.PhaseResult, excluded bool) {
+	p, err := convertPhase(pr)
+	if err != nil {
+		b.errs = append(b.errs, err)
+		return
+	}
+
+	for i := range p.Operations {
+		o := &p.Operations[i]
+		if mode := b.decode[o.Name]; mode != "" {
+			o.Decode = mode
+			if o.Docs > 0 {
+				o.USPerDoc = o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs)
+			}
+		}
+	}
+
+	p.Excluded = excluded
+	b.res.AddPhase(p)
+}
+
+// convertPhase turns a runner phase into its results-file form.
+func convertPhase(pr *runner.PhaseResult) (result.Phase, error) {
+	name := pr.Phase.Name
+	if pr.Phase.Model == "load" {
+		name = result.PhaseLoad + ":" + strings.TrimPrefix(name, "load_")
+	}
+
+	p, err := result.PhaseFromRegistry(name, pr.Phase.Warmup, pr.Registry)
+	if err != nil {
+		return p, err
+	}
+
+	p.Model = pr.Phase.Model
+
+	if pr.Service != nil {
+		if err := result.AddServiceTimes(&p, pr.Service); err != nil {
+			return p, err
+		}
+	}
+
+	p.Schedule = convertSchedule(pr.Schedule, pr.Phase.Concurrency)
+
+	for _, t := range pr.Targets {
+		p.Targets = append(p.Targets, result.PlanPoint{ElapsedS: t.Elapsed.Seconds(), Rate: t.Rate, Concurrency: t.Concurrency})
+	}
+
+	for _, blk := range pr.Blocks {
+		ops, secs, err := result.BlockOperations(pr.Registry, blk.FirstInterval, blk.EndInterval)
+		if err != nil {
+			return p, err
+		}
+
+		p.Blocks = append(p.Blocks, result.Block{
+			Index:     blk.Index,
+			Start:     blk.Start.Round(0),
+			End:       blk.End.Round(0),
+			DurationS: secs,
+			Complete:  blk.Complete,
+			Collection: result.CollectionSize{
+				Name: blk.Size.Collection, Documents: blk.Size.Documents, DataBytes: blk.Size.DataBytes,
+				StorageBytes: blk.Size.StorageBytes, IndexBytes: blk.Size.IndexBytes, Note: blk.Size.Note, Error: blk.Size.Error,
+			},
+			Operations: ops,
+		})
+	}
+
+	for _, bg := range pr.Background {
+		p.Background = append(p.Background, convertBackground(bg, true))
+	}
+
+	return p, nil
+}

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/runlog"
+)
+
+// newFinishCommand is `mongobench finish`.
+func newFinishCommand(st *State) *cobra.Command {
+	var out string
+
+	c := &cobra.Command{
+		Use:   "finish RUNLOG.runlog.jsonl",
+		Short: "Build a results file from a run log (e.g. of a run that was killed)",
+		Long: `finish builds the results file of a run from its run log, the file a run
+appends every interval to as it measures (results/NAME.runlog.jsonl next to
+results/NAME.json). run builds its results file the same way when it ends;
+finish is for a run that did not end: killed (kill -9, out of memory), or on a
+machine that went down. The results then have status incomplete and cover the
+intervals the log holds, every summary recomputed exactly from their
+histograms; report and compare read them like any other.
+
+The results file goes next to the run log (NAME.json for NAME.runlog.jsonl),
+replacing a file of that name, or to -o FILE; -o - writes it to standard
+output. It is written atomically. A file that is not a run log, or one written
+by a newer format version, is refused with exit code 2.`,
+		Example: `  mongobench finish results/soak-20260101T000000Z.runlog.jsonl
+  mongobench finish results/soak.runlog.jsonl -o soak-partial.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("out") && strings.TrimSpace(out) == "" {
+				return badInput("--out is empty: give a file name, or - for standard output")
+			}
+
+			return finishRunLog(st, args[0], out)
+		},
+	}
+
+	c.Flags().StringVarP(&out, "out", "o", "", "results file, - for standard output (default: next to the run log, NAME.json)")
+
+	return c
+}
+
+// finishRunLog is `mongobench finish`.
+func finishRunLog(st *State, path, out string) error {
+	ctx, stop := interruptContext(st)
+	defer stop()
+
+	res, err := runlog.Build(ctx, path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return failed("interrupted while reading %s; no results written", path)
+		}
+
+		return badInput("%v", err)
+	}
+
+	if out == "" {
+		out = resultsPathFor(path)
+	}
+
+	if res, err = result.Sanitize(res); err != nil {
+		return failed("writing results: %v", err)
+	}
+
+	if err := writeResults(st, out, res); err != nil {
+		return err
+	}
+
+	resultsWritten(st, out)
+
+	if res.Status != result.StatusCompleted {
+		fmt.Fprintf(st.Stderr, "Status: %s: %s\n", res.Status, res.StatusReason)
+	}
+
+	return nil
+}
+
+// resultsPathFor is the results file that goes with a run log:
+// NAME.runlog.jsonl → NAME.json (any other name gets .json appended).
+func resultsPathFor(runLog string) string {
+	return strings.TrimSuffix(runLog, runlog.Suffix) + ".json"
+}

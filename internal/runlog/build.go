@@ -1,0 +1,373 @@
+package runlog
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/result"
+)
+
+// maxLine bounds one record, so that a file that is not a run log cannot
+// make Build read gigabytes into one line. A header holds the workload
+// (its source text and parsed form), the largest record by far.
+const maxLine = 64 << 20
+
+// Build turns the run log at path into the results it describes. A log
+// with its final record gives the run's own status; a log cut short (the
+// process was killed, or the machine stopped) gives status incomplete, with
+// the reason saying where it ends, and every phase that has intervals:
+// summaries, growth blocks and service times are recomputed exactly from
+// the interval histograms in both cases, so the results cannot disagree
+// with the log. Phases of more than MaxIntervals intervals keep that many
+// points in the results, adjacent intervals merged exactly.
+//
+// The log is read twice (to count each phase's intervals, then to merge
+// them), a record at a time, so memory does not grow with the log's length.
+// A last line without its newline is the one being written when the
+// process died: it is ignored. Any other unreadable line is an error that
+// names the file and the line.
+func Build(ctx context.Context, path string) (*result.Result, error) {
+	var sc scan
+
+	if err := readLines(ctx, path, sc.first); err != nil {
+		return nil, err
+	}
+
+	if sc.header == nil {
+		return nil, fmt.Errorf("%s: empty file; not a mongobench run log", path)
+	}
+
+	for _, p := range sc.phases {
+		p.group = max(1, (p.intervals+MaxIntervals-1)/MaxIntervals)
+	}
+
+	if err := readLines(ctx, path, sc.second); err != nil {
+		return nil, err
+	}
+
+	return sc.result(path)
+}
+
+// scan is the state of reading a log.
+type scan struct {
+	header *Header
+	phases []*phaseBuilder
+	end    *End
+	shard  *ShardRecord
+
+	// lastEnd is the end of the last interval in the log, and lastPhase
+	// the phase it belongs to, for an incomplete log's reason.
+	lastEnd   time.Time
+	lastPhase string
+	// records counts the intervals logged.
+	records int
+}
+
+// lineFunc handles one record; typ is its "type".
+type lineFunc func(n int, typ string, data []byte) error
+
+// readLines calls f for each complete line of the log.
+func readLines(ctx context.Context, path string, f lineFunc) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read run log: %w", err)
+	}
+	defer file.Close()
+
+	r := bufio.NewReaderSize(file, 1<<20)
+
+	var line bytes.Buffer
+
+	for n := 1; ; n++ {
+		if n%1024 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("reading run log %s: %w", path, context.Cause(ctx))
+		}
+
+		line.Reset()
+
+		complete, err := readLine(r, &line)
+		if err != nil {
+			return fmt.Errorf("read run log %s: line %d: %w", path, n, err)
+		}
+
+		if !complete {
+			return nil // end of file, or a last line cut short
+		}
+
+		var head struct {
+			Type string `json:"type"`
+		}
+
+		if err := json.Unmarshal(line.Bytes(), &head); err != nil {
+			if n == 1 {
+				return fmt.Errorf("%s: line 1 is not JSON; not a mongobench run log", path)
+			}
+
+			return fmt.Errorf("%s: line %d: %w", path, n, err)
+		}
+
+		if err := f(n, head.Type, line.Bytes()); err != nil {
+			return fmt.Errorf("%s: line %d: %w", path, n, err)
+		}
+	}
+}
+
+// readLine reads one line into buf without its newline; complete is false
+// at the end of the file and for a last line without a newline.
+func readLine(r *bufio.Reader, buf *bytes.Buffer) (complete bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		buf.Write(chunk)
+
+		if buf.Len() > maxLine {
+			return false, fmt.Errorf("longer than %d MiB; not a run log record", maxLine>>20)
+		}
+
+		switch {
+		case err == nil:
+			buf.Truncate(buf.Len() - 1)
+			return true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			return false, nil
+		default:
+			return false, err
+		}
+	}
+}
+
+// first reads the log's structure: the header, the phases with their
+// interval counts, blocks and ends, and the final record.
+func (s *scan) first(n int, typ string, data []byte) error {
+	if n == 1 {
+		return s.readHeader(data)
+	}
+
+	switch typ {
+	case typePhase:
+		var p PhaseStart
+		if err := strictUnmarshal(data, &p); err != nil {
+			return err
+		}
+
+		if p.Phase != len(s.phases) {
+			return fmt.Errorf("phase %d opened where phase %d was expected", p.Phase, len(s.phases))
+		}
+
+		s.phases = append(s.phases, newPhaseBuilder(p))
+	case typeInterval:
+		var iv struct {
+			Phase int       `json:"phase"`
+			Index int       `json:"index"`
+			End   time.Time `json:"end"`
+		}
+
+		if err := json.Unmarshal(data, &iv); err != nil {
+			return err
+		}
+
+		p, err := s.phase(iv.Phase)
+		if err != nil {
+			return err
+		}
+
+		if iv.Index != p.intervals {
+			return fmt.Errorf("phase %q: interval %d where %d was expected", p.start.Name, iv.Index, p.intervals)
+		}
+
+		p.intervals++
+		s.records++
+		s.lastEnd, s.lastPhase = iv.End, p.start.Name
+	case typeBlock:
+		var b BlockRecord
+		if err := strictUnmarshal(data, &b); err != nil {
+			return err
+		}
+
+		p, err := s.phase(b.Phase)
+		if err != nil {
+			return err
+		}
+
+		if b.FirstInterval < 0 || b.EndInterval < b.FirstInterval || b.EndInterval > p.intervals {
+			return fmt.Errorf("phase %q: block %d spans intervals [%d, %d), but %d were logged before it",
+				p.start.Name, b.Index, b.FirstInterval, b.EndInterval, p.intervals)
+		}
+
+		p.blocks = append(p.blocks, newBlockAcc(b))
+	case typePhaseEnd:
+		var e PhaseEnd
+		if err := strictUnmarshal(data, &e); err != nil {
+			return err
+		}
+
+		p, err := s.phase(e.Phase)
+		if err != nil {
+			return err
+		}
+
+		p.end = &e
+	case typeEnd:
+		var e End
+		if err := strictUnmarshal(data, &e); err != nil {
+			return err
+		}
+
+		s.end = &e
+	case typeShard:
+		var r ShardRecord
+		if err := strictUnmarshal(data, &r); err != nil {
+			return err
+		}
+
+		s.shard = &r
+	case typeHeader:
+		return errors.New("a second header: two run logs written into one file?")
+	default:
+		return fmt.Errorf("unknown record type %q (this mongobench reads run log version %d)", typ, Version)
+	}
+
+	return nil
+}
+
+// readHeader checks and keeps the first line.
+func (s *scan) readHeader(data []byte) error {
+	var h Header
+	if err := json.Unmarshal(data, &h); err != nil {
+		return err
+	}
+
+	var spec struct {
+		Workload struct {
+			Spec json.RawMessage `json:"spec"`
+		} `json:"workload"`
+	}
+
+	// The parsed workload stays the JSON it was written as, key order
+	// kept, as result.Sanitize leaves it.
+	if err := json.Unmarshal(data, &spec); err == nil && len(spec.Workload.Spec) > 0 && string(spec.Workload.Spec) != "null" {
+		h.Workload.Spec = spec.Workload.Spec
+	}
+
+	switch {
+	case h.Type != typeHeader || h.Format != Format:
+		return errors.New("no run log header; not a mongobench run log")
+	case h.Version != Version:
+		return fmt.Errorf("run log version %d, but this mongobench reads only version %d; use the mongobench release that wrote it", h.Version, Version)
+	case h.SchemaVersion != result.SchemaVersion:
+		return fmt.Errorf("results schema_version %d, but this mongobench builds only version %d", h.SchemaVersion, result.SchemaVersion)
+	}
+
+	s.header = &h
+
+	return nil
+}
+
+// second merges the intervals into their phases and blocks.
+func (s *scan) second(n int, typ string, data []byte) error {
+	if typ != typeInterval {
+		return nil
+	}
+
+	var rec intervalRecord
+	if err := strictUnmarshal(data, &rec); err != nil {
+		return err
+	}
+
+	p, err := s.phase(rec.Phase)
+	if err != nil {
+		return err
+	}
+
+	return p.add(&rec)
+}
+
+// phase returns phase i, which must have been opened.
+func (s *scan) phase(i int) (*phaseBuilder, error) {
+	if i < 0 || i >= len(s.phases) {
+		return nil, fmt.Errorf("record of phase %d, which was not opened", i)
+	}
+
+	return s.phases[i], nil
+}
+
+// strictUnmarshal decodes a record, refusing fields this version does not
+// know: a later format must not be misread as this one.
+func strictUnmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+
+	return dec.Decode(v)
+}
+
+// result assembles the results.
+func (s *scan) result(path string) (*result.Result, error) {
+	h := s.header
+	res := &result.Result{
+		SchemaVersion:     result.SchemaVersion,
+		MongobenchVersion: h.MongobenchVersion,
+		Workload:          h.Workload,
+		Target:            h.Target,
+		StartedAt:         h.StartedAt,
+		Seed:              h.Seed,
+		Concurrency:       h.Concurrency,
+	}
+
+	for _, p := range s.phases {
+		ph, err := p.finish()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+
+		res.AddPhase(ph)
+	}
+
+	if sh := s.shard; sh != nil {
+		res.Shard, res.Concurrency = sh.Shard, sh.Concurrency
+	}
+
+	if e := s.end; e != nil {
+		res.Status, res.StatusReason, res.DurationS = e.Status, e.StatusReason, e.DurationS
+		res.Server, res.Explain, res.Thresholds = e.Server, e.Explain, e.Thresholds
+		res.Client = e.Client
+	} else {
+		res.Status = result.StatusIncomplete
+		res.StatusReason = s.cutShort()
+
+		if s.lastEnd.After(h.StartedAt) {
+			res.DurationS = s.lastEnd.Sub(h.StartedAt).Seconds()
+		}
+	}
+
+	if res.Phases == nil {
+		res.Phases = []result.Phase{}
+	}
+
+	if res.Operations == nil {
+		res.Operations = []result.Operation{}
+	}
+
+	res.Findings = analysis.Findings(res)
+
+	return res, nil
+}
+
+// cutShort says where a log without its final record ends.
+func (s *scan) cutShort() string {
+	const why = "the run log ends before the run did (the process was killed or the machine stopped)"
+	if s.records == 0 {
+		return why + ", before any interval was logged"
+	}
+
+	return fmt.Sprintf("%s; the figures cover the %d intervals logged, the last one of phase %q ending at %s",
+		why, s.records, s.lastPhase, s.lastEnd.UTC().Format(time.RFC3339))
+}

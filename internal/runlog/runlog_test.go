@@ -1,0 +1,316 @@
+package runlog
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/metrics"
+	"github.com/mongobench/mongobench/internal/result"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// intervals returns n contiguous one-second intervals of two operations
+// with pseudo-random latencies, counts, documents and errors ("b" is idle
+// in some intervals).
+func intervals(n int) []metrics.Interval {
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	out := make([]metrics.Interval, n)
+
+	for i := range out {
+		iv := metrics.Interval{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second)}
+
+		for _, name := range []string{"a", "b"} {
+			s := metrics.OpStats{Name: name, Errors: map[string]int64{}, Hist: metrics.NewHistogram()}
+			k := rng.IntN(40)
+
+			if name == "b" && i%7 == 3 {
+				k = 0
+			}
+
+			for range k {
+				_ = s.Hist.RecordValue(int64(50 + rng.ExpFloat64()*800))
+				s.Count++
+				s.Docs += int64(rng.IntN(3))
+			}
+
+			if rng.IntN(5) == 0 {
+				s.Errors["network"] = int64(1 + rng.IntN(3))
+			}
+
+			iv.Ops = append(iv.Ops, s)
+		}
+
+		out[i] = iv
+	}
+
+	return out
+}
+
+// writeLog writes a run log of one phase with the given intervals, a plan
+// point at each interval's end, and the final record when complete.
+func writeLog(t testing.TB, ivs []metrics.Interval, complete bool) string {
+	t.Helper()
+
+	path := filepath.Join(t.TempDir(), "r"+Suffix)
+
+	w, err := Create(path, Header{
+		MongobenchVersion: "test", Workload: result.Workload{Name: "w"},
+		Target: result.Target{Kind: "uri", URI: "mongodb://127.0.0.1/"}, StartedAt: t0, Concurrency: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	w.StartPhase(PhaseStart{Phase: 0, Name: result.PhaseRun, Model: "rate"})
+
+	for i, iv := range ivs {
+		w.Interval(0, i, iv, nil, &result.PlanPoint{ElapsedS: iv.End.Sub(t0).Seconds(), Rate: float64(i)}, nil)
+	}
+
+	if !complete {
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		return path
+	}
+
+	w.EndPhase(PhaseEnd{Phase: 0, Status: "completed"})
+
+	if err := w.Finish(End{Status: result.StatusCompleted, DurationS: float64(len(ivs))}); err != nil {
+		t.Fatal(err)
+	}
+
+	return path
+}
+
+// union merges intervals into one, as one measurement over their span.
+func union(ivs []metrics.Interval) metrics.Interval {
+	out := metrics.Interval{Start: ivs[0].Start, End: ivs[len(ivs)-1].End}
+
+	for i := range ivs[0].Ops {
+		s := metrics.OpStats{Name: ivs[0].Ops[i].Name, Errors: map[string]int64{}, Hist: metrics.NewHistogram()}
+
+		for _, iv := range ivs {
+			o := iv.Ops[i]
+			s.Count += o.Count
+			s.Docs += o.Docs
+
+			for k, v := range o.Errors {
+				s.Errors[k] += v
+			}
+
+			s.Hist.Merge(o.Hist)
+		}
+
+		out.Ops = append(out.Ops, s)
+	}
+
+	return out
+}
+
+// TestCapMergesExactly builds phases of 600, 1201 and 1500 intervals: the
+// results keep at most MaxIntervals points, each the exact union of the
+// adjacent intervals it stands for (counts, errors, documents, histogram
+// bucket for bucket and so every percentile), with the plan point of the
+// last of them; the phase's totals are the union of all, and the file
+// passes result.Check.
+func TestCapMergesExactly(t *testing.T) {
+	for _, tc := range []struct{ n, group, points int }{{600, 1, 600}, {1201, 3, 401}, {1500, 3, 500}} {
+		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
+			ivs := intervals(tc.n)
+
+			res, err := Build(context.Background(), writeLog(t, ivs, true))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			p := res.MainPhase()
+			if len(p.Intervals) != tc.points || len(p.Targets) != tc.points {
+				t.Fatalf("%d intervals, %d plan points; want %d", len(p.Intervals), len(p.Targets), tc.points)
+			}
+
+			for j, got := range p.Intervals {
+				lo, hi := j*tc.group, min((j+1)*tc.group, tc.n)
+				want, err := result.NewInterval(union(ivs[lo:hi]), t0)
+				if err != nil {
+					t.Fatal(err)
+				}
+
+				if g, w := jsonText(t, got), jsonText(t, want); g != w {
+					t.Fatalf("point %d (intervals %d..%d):\n%s\nwant the union\n%s", j, lo, hi-1, g, w)
+				}
+
+				if p.Targets[j].Rate != float64(hi-1) {
+					t.Errorf("point %d: plan point of interval %v, want %d", j, p.Targets[j].Rate, hi-1)
+				}
+			}
+
+			all := union(ivs)
+			for i, op := range p.Operations {
+				want, err := result.NewOperation(all.Ops[i], float64(tc.n))
+				if err != nil {
+					t.Fatal(err)
+				}
+
+				if g, w := jsonText(t, op), jsonText(t, want); g != w {
+					t.Errorf("phase total of %s:\n%s\nwant\n%s", op.Name, g, w)
+				}
+			}
+
+			if errs := res.Check(); len(errs) > 0 {
+				t.Errorf("Check: %v", errs)
+			}
+
+			if res.Status != result.StatusCompleted {
+				t.Errorf("status %q", res.Status)
+			}
+		})
+	}
+}
+
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return string(b)
+}
+
+// TestCutShortLog builds a log without its end whose last line was cut
+// mid-write: the results are incomplete, say where the log ends, hold
+// exactly the complete intervals and pass result.Check.
+func TestCutShortLog(t *testing.T) {
+	ivs := intervals(10)
+	path := writeLog(t, ivs, false)
+
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := f.WriteString(`{"type":"interval","phase":0,"index":10,"start":"2026-01-0`); err != nil {
+		t.Fatal(err)
+	}
+
+	f.Close()
+
+	res, err := Build(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if res.Status != result.StatusIncomplete || !strings.Contains(res.StatusReason, "10 intervals") {
+		t.Errorf("status %q, reason %q", res.Status, res.StatusReason)
+	}
+
+	all := union(ivs)
+	p := res.MainPhase()
+
+	if len(p.Intervals) != 10 || p.Operations[0].Count != all.Ops[0].Count || p.Operations[1].Count != all.Ops[1].Count {
+		t.Errorf("%d intervals, counts %d %d; want 10, %d %d", len(p.Intervals), p.Operations[0].Count, p.Operations[1].Count,
+			all.Ops[0].Count, all.Ops[1].Count)
+	}
+
+	if res.DurationS != 10 {
+		t.Errorf("duration_s %v, want 10 (start to the last interval's end)", res.DurationS)
+	}
+
+	if errs := res.Check(); len(errs) > 0 {
+		t.Errorf("Check: %v", errs)
+	}
+}
+
+// TestRunLogMasksSecrets plants a password in every kind of field a run
+// log holds (the target's URI and notes, the workload's source and parsed
+// form, a phase's and the run's reasons) and finds it nowhere in the file,
+// nor in the results built from it.
+func TestRunLogMasksSecrets(t *testing.T) {
+	const canary = "Canary7pw"
+
+	path := filepath.Join(t.TempDir(), "r"+Suffix)
+
+	w, err := Create(path, Header{
+		Workload: result.Workload{
+			Name:   "w",
+			Source: "uri: mongodb://u:" + canary + "@h/\npassword: " + canary + "\n",
+			Spec:   map[string]any{"password": canary, "targets": []any{map[string]any{"uri": "mongodb://u:" + canary + "@h/"}}},
+		},
+		Target:    result.Target{Kind: "uri", URI: "mongodb://u:" + canary + "@h/", Notes: []string{"connect with password=" + canary}},
+		StartedAt: t0,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	w.StartPhase(PhaseStart{Phase: 0, Name: "run", Model: "closed"})
+
+	for i, iv := range intervals(3) {
+		w.Interval(0, i, iv, nil, nil, nil)
+	}
+
+	w.EndPhase(PhaseEnd{Phase: 0, Status: "aborted", Reason: "server mongodb://u:" + canary + "@h/ unreachable"})
+
+	if err := w.Finish(End{Status: result.StatusAborted, StatusReason: "token=" + canary}); err != nil {
+		t.Fatal(err)
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if strings.Contains(string(data), canary) {
+		t.Errorf("the run log holds the password:\n%s", data)
+	}
+
+	res, err := Build(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if out, err := result.Marshal(res); err != nil || strings.Contains(string(out), canary) {
+		t.Errorf("the results built from the run log hold the password (or failed: %v)", err)
+	}
+}
+
+// TestBuildRefuses gives Build files that are not run logs it can read:
+// each is refused with a message naming the file and, past the header,
+// the line.
+func TestBuildRefuses(t *testing.T) {
+	header := `{"type":"header","format":"mongobench-runlog","version":1,"schema_version":1,"workload":{"name":"w","file":"","spec":null},"target":{"kind":"uri","uri":"","server_version":"","backend":"","notes":null},"seed":0,"concurrency":1,"started_at":"2026-01-02T03:04:05Z"}`
+
+	for _, tc := range []struct{ name, text, want string }{
+		{"empty", "", "empty file"},
+		{"not JSON", "hello\n", "line 1 is not JSON"},
+		{"results file", `{"schema_version":1,"phases":[]}` + "\n", "not a mongobench run log"},
+		{"newer version", strings.Replace(header, `"version":1`, `"version":2`, 1) + "\n", "version 2"},
+		{"unknown record", header + "\n" + `{"type":"phase","phase":0,"name":"run","warmup_s":0}` + "\n" + `{"type":"surprise"}` + "\n", "line 3: unknown record type"},
+		{"unknown field", header + "\n" + `{"type":"phase","phase":0,"name":"run","warmup_s":0,"colour":"red"}` + "\n", "line 2:"},
+		{"interval of no phase", header + "\n" + `{"type":"interval","phase":0,"index":0}` + "\n", "line 2: record of phase 0, which was not opened"},
+		{"interval skipped", header + "\n" + `{"type":"phase","phase":0,"name":"run","warmup_s":0}` + "\n" + `{"type":"interval","phase":0,"index":1}` + "\n", "line 3: phase \"run\": interval 1 where 0 was expected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x"+Suffix)
+			if err := os.WriteFile(path, []byte(tc.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+
+			_, err := Build(context.Background(), path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error %v, want one naming %s and saying %q", err, path, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,233 @@
+package runlog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/metrics"
+	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/result"
+)
+
+// SyncEvery is the longest a record waits in the operating system's cache
+// before the log is synced to disk. Every record is written (flushed to the
+// operating system) at once, so killing mongobench loses nothing; a sync
+// every few seconds bounds what a crash of the machine can lose without
+// paying for one per interval.
+const SyncEvery = 2 * time.Second
+
+// Writer appends records to a run log. Its methods may be called from
+// several goroutines. The first write error is kept (Err) and every later
+// write is skipped: a run does not stop because its log cannot be written,
+// but it reports it at the end.
+type Writer struct {
+	mu       sync.Mutex
+	f        *os.File
+	path     string
+	err      error
+	lastSync time.Time
+	// described marks the phases whose first interval was written (it
+	// carries the operations' units and steps).
+	described map[int]bool
+}
+
+// Create creates (or truncates) the run log at path, creating missing
+// directories, and writes its header. h's Type, Format, Version and
+// SchemaVersion are filled in.
+func Create(path string, h Header) (*Writer, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("creating run log %s: %w", path, err)
+	}
+
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("creating run log: %w", err)
+	}
+
+	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}}
+	h.Type, h.Format, h.Version, h.SchemaVersion = typeHeader, Format, Version, result.SchemaVersion
+	h.Target.URI = redact.URI(h.Target.URI)
+
+	if err := w.write(h, true); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+
+	return w, nil
+}
+
+// Path is the log's file name.
+func (w *Writer) Path() string { return w.path }
+
+// Err returns the first write error, or nil.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+
+	return w.err
+}
+
+// StartPhase writes a phase's opening record.
+func (w *Writer) StartPhase(p PhaseStart) {
+	p.Type = typePhase
+	_ = w.write(p, true)
+}
+
+// Interval writes one closed interval of phase: the response-time
+// interval iv and, for open-loop phases, the service-time interval svc
+// (nil otherwise), with the plan point and pacing decisions made at its end.
+func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.Interval, target *result.PlanPoint, pacing []PacingRecord) {
+	rec := intervalRecord{
+		Type: typeInterval, Phase: phase, Index: index,
+		Start: iv.Start.Round(0), End: iv.End.Round(0),
+		Operations: make([]opRecord, len(iv.Ops)), Target: target, Pacing: pacing,
+	}
+
+	w.mu.Lock()
+	first := !w.described[phase]
+	w.described[phase] = true
+	w.mu.Unlock()
+
+	for i, s := range iv.Ops {
+		o := opRecord{Name: s.Name, Count: s.Count, Docs: s.Docs, Clamped: s.Clamped}
+		if len(s.Errors) > 0 {
+			o.Errors = s.Errors
+		}
+
+		if first {
+			o.Unit, o.Steps = s.Unit, s.Steps
+		}
+
+		var err error
+		if o.Histogram, err = encode(s.Hist); err == nil && svc != nil && i < len(svc.Ops) {
+			o.ServiceHistogram, err = encode(svc.Ops[i].Hist)
+		}
+
+		if err != nil {
+			w.fail(fmt.Errorf("interval %d of phase %d, operation %q: %w", index, phase, s.Name, err))
+			return
+		}
+
+		rec.Operations[i] = o
+	}
+
+	_ = w.write(rec, false)
+}
+
+// encode is the histogram's file form, empty for an empty histogram.
+func encode(h *metrics.Histogram) (string, error) {
+	if h == nil || h.TotalCount() == 0 {
+		return "", nil
+	}
+
+	return metrics.EncodeHistogram(h)
+}
+
+// Block writes one growth block of a phase.
+func (w *Writer) Block(b BlockRecord) {
+	b.Type = typeBlock
+	_ = w.write(b, false)
+}
+
+// EndPhase writes a phase's closing record and syncs the log.
+func (w *Writer) EndPhase(e PhaseEnd) {
+	e.Type = typePhaseEnd
+	_ = w.write(e, true)
+}
+
+// Shard records which shard of a distributed run the log is of.
+func (w *Writer) Shard(r ShardRecord) {
+	r.Type = typeShard
+	_ = w.write(r, false)
+}
+
+// Finish writes the final record, syncs and closes the log, and returns
+// the first error the writer met.
+func (w *Writer) Finish(e End) error {
+	e.Type = typeEnd
+	_ = w.write(e, true)
+
+	return w.Close()
+}
+
+// Close syncs and closes the log without a final record (a log that Build
+// then reads as cut short) and returns the first error the writer met.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+
+	if w.f == nil {
+		return w.err
+	}
+
+	if err := w.f.Sync(); err != nil && w.err == nil {
+		w.err = fmt.Errorf("run log %s: %w", w.path, err)
+	}
+
+	if err := w.f.Close(); err != nil && w.err == nil {
+		w.err = fmt.Errorf("run log %s: %w", w.path, err)
+	}
+
+	w.f = nil
+
+	return w.err
+}
+
+// fail keeps the first error.
+func (w *Writer) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+
+	if w.err == nil {
+		w.err = fmt.Errorf("run log %s: %w", w.path, err)
+	}
+}
+
+// errClosed is the error of a write after Close.
+var errClosed = errors.New("written after it was closed")
+
+// write appends one record, masked as the results file is (see
+// result.SanitizeJSON), in a single write so that a killed process leaves
+// whole lines, and syncs when sync is set or the last sync is SyncEvery
+// old.
+func (w *Writer) write(rec any, sync bool) error {
+	data, err := json.Marshal(rec)
+	if err == nil {
+		data, err = result.SanitizeJSON(data)
+	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+
+	switch {
+	case w.err != nil:
+		return w.err
+	case w.f == nil:
+		w.err = fmt.Errorf("run log %s: %w", w.path, errClosed)
+		return w.err
+	case err != nil:
+		w.err = fmt.Errorf("run log %s: %w", w.path, err)
+		return w.err
+	}
+
+	if _, err := w.f.Write(append(data, '\n')); err != nil {
+		w.err = fmt.Errorf("run log: %w", err)
+		return w.err
+	}
+
+	if now := time.Now(); sync || now.Sub(w.lastSync) >= SyncEvery {
+		if err := w.f.Sync(); err != nil {
+			w.err = fmt.Errorf("run log: %w", err)
+			return w.err
+		}
+
+		w.lastSync = now
+	}
+
+	return nil
+}
