@@ -19,9 +19,10 @@ import (
 	"strings"
 )
 
-// Prefixes are the names mongobench's temporary directories start with, one
-// per kind of server.
-var Prefixes = []string{"mongobench-ferretdb-", "mongobench-postgres-", "mongobench-mongod-"}
+// Prefixes are the names mongobench's temporary directories start with: one
+// per kind of server it launches, and the temporary run logs of trials that
+// write no results file of their own (a matrix's).
+var Prefixes = []string{"mongobench-ferretdb-", "mongobench-postgres-", "mongobench-mongod-", "mongobench-runlog-"}
 
 // MarkFile is the name of the owner mark inside each directory. It does not
 // end in .sqlite, so the embedded server never takes it for a database.
