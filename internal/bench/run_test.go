@@ -3,8 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,7 +14,6 @@ import (
 	"github.com/mongobench/mongobench/internal/runner"
 	"github.com/mongobench/mongobench/internal/target"
 	"github.com/mongobench/mongobench/internal/wiretest"
-	"github.com/mongobench/mongobench/internal/workload"
 )
 
 // nullInsert is a short workload of single inserts, for the wiretest null
@@ -75,22 +72,7 @@ func (r *recorder) hooks() Hooks {
 func compileNullInsert(t *testing.T) *Compiled {
 	t.Helper()
 
-	path := filepath.Join(t.TempDir(), "null_insert.yaml")
-	if err := os.WriteFile(path, []byte(nullInsert), 0o600); err != nil {
-		t.Fatal(err)
-	}
-
-	spec, errs := workload.Read(context.Background(), path)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-
-	c, errs := Compile(spec)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-
-	return c
+	return compileWorkload(t, nullInsert)
 }
 
 func startNull(t *testing.T) *wiretest.Server {
