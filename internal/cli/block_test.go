@@ -211,20 +211,20 @@ variants:
 		got := titles(run(t, true, true, "--rounds", "6"))
 
 		for _, v := range []string{"a", "b"} {
-			names := got["operations on default, variant "+v]
+			names := got["operations on uri, variant "+v]
 			if len(names) != 2 || !slices.Contains(names, "none") || !slices.Contains(names, "map") {
 				t.Errorf("variant %s: operations ranked %v, want none and map (groups %v)", v, names, got)
 			}
 		}
 
-		if len(got["variants on default"]) != 2 {
+		if len(got["variants on uri"]) != 2 {
 			t.Errorf("the variants are no longer ranked: %v", got)
 		}
 	})
 
 	t.Run("comparison, not ranked", func(t *testing.T) {
 		got := titles(run(t, false, true, "--rounds", "6"))
-		if len(got) != 1 || len(got["variants on default"]) != 2 {
+		if len(got) != 1 || len(got["variants on uri"]) != 2 {
 			t.Errorf("a mix is ranked without run.compare_operations: %v", got)
 		}
 	})
