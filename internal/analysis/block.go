@@ -598,7 +598,7 @@ func runBlock(res *result.Result, fig Figure, mixes bool) Block {
 
 	for i := range res.Phases {
 		p := &res.Phases[i]
-		if p.Excluded || p.Model == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":") || !(mixes || runsSequence(p)) {
+		if p.Excluded || p.Model == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":") || (!mixes && !runsSequence(p)) {
 			continue
 		}
 
