@@ -206,8 +206,9 @@ func MatrixBlock(m *result.Matrix, fig Figure) Block {
 
 // OperationsBlock builds the block of a study whose contenders are the
 // operations of one run, such as the decode modes of one read sequence:
-// per target and variant, the operations compared round by round on fig
-// (its Operation is ignored). With fig.Cost, each line gives its cost over
+// per target, variant and measured phase (each phase a question of its
+// own), the operations compared round by round on fig (its Operation is
+// ignored). With fig.Cost, each line gives its cost over
 // the best operation: the decode cost per document of struct is its latency
 // per document minus that of the operation that decodes nothing.
 func OperationsBlock(m *result.Matrix, fig Figure) Block {
