@@ -206,8 +206,9 @@ func MatrixBlock(m *result.Matrix, fig Figure) Block {
 
 // OperationsBlock builds the block of a study whose contenders are the
 // operations of one run, such as the decode modes of one read sequence:
-// per target and variant, the operations compared round by round on fig
-// (its Operation is ignored). With fig.Cost, each line gives its cost over
+// per target, variant and measured phase (each phase a question of its
+// own), the operations compared round by round on fig (its Operation is
+// ignored). With fig.Cost, each line gives its cost over
 // the best operation: the decode cost per document of struct is its latency
 // per document minus that of the operation that decodes nothing.
 func OperationsBlock(m *result.Matrix, fig Figure) Block {
@@ -220,7 +221,11 @@ func OperationsBlock(m *result.Matrix, fig Figure) Block {
 
 	for _, t := range m.Targets {
 		for _, v := range m.Variants {
-			var samples []verdict.Sample
+			// Each measured phase is a question of its own: its
+			// operations are ranked against each other only.
+			var phases []string
+
+			samples := map[string][]verdict.Sample{}
 
 			for _, tr := range m.Trials {
 				if tr.Target != t.Name || tr.Variant != v {
@@ -235,17 +240,31 @@ func OperationsBlock(m *result.Matrix, fig Figure) Block {
 					}
 
 					if x, ok := operationValue(po.op, po.seconds, fig); ok {
-						samples = append(samples, verdict.Sample{Variant: po.op.Name, Round: tr.Round, Value: x})
+						if _, seen := samples[po.phase]; !seen {
+							phases = append(phases, po.phase)
+						}
+
+						// The group names the phase: a line names the
+						// operation only.
+						name := strings.TrimPrefix(po.op.Name, po.phase+"/")
+						samples[po.phase] = append(samples[po.phase], verdict.Sample{Variant: name, Round: tr.Round, Value: x})
 					}
 				}
 			}
 
-			title := "operations on " + t.Name
-			if len(m.Variants) > 1 {
-				title += ", variant " + v
-			}
+			for _, phase := range phases {
+				title := "operations"
+				if len(phases) > 1 {
+					title += " of the " + phase + " phase"
+				}
 
-			b.add(title, samples)
+				title += " on " + t.Name
+				if len(m.Variants) > 1 {
+					title += ", variant " + v
+				}
+
+				b.add(title, samples[phase])
+			}
 		}
 	}
 
@@ -500,6 +519,7 @@ func trialValue(res *result.Result, fig Figure) (float64, bool) {
 type phaseOp struct {
 	op      result.Operation
 	seconds float64
+	phase   string
 }
 
 // blockOps lists the operations of a result's measured phases (not loads,
@@ -527,7 +547,7 @@ func blockOps(res *result.Result) []phaseOp {
 				o.Name = p.Name + "/" + o.Name
 			}
 
-			out = append(out, phaseOp{o, p.DurationS})
+			out = append(out, phaseOp{o, p.DurationS, p.Name})
 		}
 	}
 
@@ -563,6 +583,13 @@ func operationValue(o result.Operation, seconds float64, fig Figure) (float64, b
 // beside a foreground load) runs different requests that answer different
 // questions, and ranking them would compare a read with a write.
 func RunBlock(res *result.Result, fig Figure) Block {
+	return runBlock(res, fig, false)
+}
+
+// runBlock is RunBlock; with mixes, the operations of a phase that mixes
+// them by weight are ranked too (run.compare_operations: the workload says
+// they are alternatives).
+func runBlock(res *result.Result, fig Figure, mixes bool) Block {
 	fig.Operation = ""
 	b := Block{Figure: fig, Samples: "interval", Design: verdict.Paired}
 
@@ -572,7 +599,7 @@ func RunBlock(res *result.Result, fig Figure) Block {
 
 	for i := range res.Phases {
 		p := &res.Phases[i]
-		if p.Excluded || p.Model == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":") || !runsSequence(p) {
+		if p.Excluded || p.Model == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":") || (!mixes && !runsSequence(p)) {
 			continue
 		}
 

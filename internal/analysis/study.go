@@ -64,24 +64,31 @@ func StudyFigure(res *result.Result) (fig Figure, named bool) {
 // terminal, Markdown and HTML report render: for a matrix, its variants
 // and targets ranked (MatrixBlock); for a single run, its growth blocks
 // against the first (GrowthBlock) and, when the workload names its figure,
-// the operations of each phase that runs a sequence (RunBlock). Blocks
-// with nothing to compare are left out.
+// the operations of each phase that runs a sequence (RunBlock). With
+// run.compare_operations, the operations of every measured phase are
+// ranked too: per trial in a matrix (OperationsBlock), per interval in a
+// single run. Blocks with nothing to compare are left out.
 func Blocks(res *result.Result) []Block {
 	if res == nil {
 		return nil
 	}
 
 	fig, named := StudyFigure(res)
+	alternatives := compareOperations(res)
 
 	var all []Block
 
 	if res.Matrix != nil {
 		all = append(all, MatrixBlock(res.Matrix, fig))
+
+		if alternatives {
+			all = append(all, OperationsBlock(res.Matrix, fig))
+		}
 	} else {
 		all = append(all, GrowthBlock(res, fig))
 
-		if named {
-			all = append(all, RunBlock(res, fig))
+		if named || alternatives {
+			all = append(all, runBlock(res, fig, alternatives))
 		}
 	}
 
@@ -94,4 +101,22 @@ func Blocks(res *result.Result) []Block {
 	}
 
 	return out
+}
+
+// compareOperations reports whether the results' workload sets
+// run.compare_operations: the operations of each measured phase are
+// alternatives to rank, whether the phase runs them as a sequence or as a
+// weighted mix.
+func compareOperations(res *result.Result) bool {
+	var spec struct {
+		Run struct {
+			CompareOperations bool `json:"compare_operations"`
+		} `json:"run"`
+	}
+
+	if b, err := json.Marshal(res.Workload.Spec); err == nil {
+		_ = json.Unmarshal(b, &spec)
+	}
+
+	return spec.Run.CompareOperations
 }

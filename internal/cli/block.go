@@ -49,12 +49,13 @@ func blocksMarkdown(res *result.Result) string {
 
 // hasRunBlocks reports whether a single run of spec can end with a
 // comparison block, so that --markdown has something to write: it grows
-// blocks, or names its figure and runs a sequence.
+// blocks, ranks the operations of its phases (run.compare_operations), or
+// names its figure and runs a sequence.
 func hasRunBlocks(spec *workload.Spec) bool {
 	phases, _ := spec.PhaseList()
 
 	for _, p := range phases {
-		if p.Blocks != nil || (len(p.Sequence) > 0 && (spec.Run.CompareBy != "" || spec.Run.CompareCost)) {
+		if p.Blocks != nil || spec.Run.CompareOperations || (len(p.Sequence) > 0 && (spec.Run.CompareBy != "" || spec.Run.CompareCost)) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +121,118 @@ operations:
 	if !regexp.MustCompile(`\n    map   +[0-9.]+µs/doc  \d.*; cost \+[0-9.]+(µs|ms)/doc \(95% CI \+[0-9.]+(µs|ms)/doc to \+[0-9.]+(µs|ms)/doc\)\n`).MatchString(text.String()) {
 		t.Errorf("block text:\n%s", text.String())
 	}
+}
+
+// TestCompareOperationsRanksMixes runs a weighted mix of two reads of 200
+// documents (one that decodes nothing, one that decodes into maps) on the
+// wiretest server: without run.compare_operations the mix is not ranked;
+// with it, a comparison of six rounds ends with the two reads ranked per
+// variant, round by round, and a single run with them ranked interval by
+// interval, as the stacks studies rank the two sides of a query tweak
+// through a client stack that runs no sequences.
+func TestCompareOperationsRanksMixes(t *testing.T) {
+	srv, err := wiretest.Start(wiretest.Config{FindDocs: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(func() { _ = srv.Close() })
+
+	const base = `name: mix
+database: mongobench_cli_mix
+collections: [{name: people}]
+run: {concurrency: 1, max_operations: 200, interval: 250ms, compare_by: per_doc%s}
+operations:
+  - {name: none, op: find, collection: people, decode: none}
+  - {name: map, op: find, collection: people, decode: map}
+variants:
+  - name: a
+  - name: b
+`
+
+	run := func(t *testing.T, ranked, variants bool, args ...string) *result.Result {
+		t.Helper()
+
+		extra := ""
+		if ranked {
+			extra = ", compare_operations: true"
+		}
+
+		text := strings.Replace(base, "%s", extra, 1)
+		if !variants {
+			text, _, _ = strings.Cut(text, "variants:")
+		}
+
+		path := filepath.Join(t.TempDir(), "mix.yaml")
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+
+		out := outPath(t)
+		args = append([]string{"run", path, "--uri", srv.URI(), "--out", out, "--quiet", "--no-explain", "--server-stats-interval", "0"}, args...)
+
+		code, stdout, stderr := runMain(t, args...)
+		if code != ExitOK {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+
+		res, err := result.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		// The terminal prints the blocks of the results file.
+		for _, b := range analysis.Blocks(res) {
+			for _, g := range b.Groups {
+				if !strings.Contains(stdout, "\n  "+g.Title+":\n") {
+					t.Errorf("group %q not printed:\n%s", g.Title, stdout)
+				}
+			}
+		}
+
+		return res
+	}
+
+	titles := func(res *result.Result) map[string][]string {
+		out := map[string][]string{}
+
+		for _, b := range analysis.Blocks(res) {
+			for _, g := range b.Groups {
+				for _, l := range g.Lines {
+					out[g.Title] = append(out[g.Title], l.Name)
+				}
+			}
+		}
+
+		return out
+	}
+
+	t.Run("comparison", func(t *testing.T) {
+		got := titles(run(t, true, true, "--rounds", "6"))
+
+		for _, v := range []string{"a", "b"} {
+			names := got["operations on uri, variant "+v]
+			if len(names) != 2 || !slices.Contains(names, "none") || !slices.Contains(names, "map") {
+				t.Errorf("variant %s: operations ranked %v, want none and map (groups %v)", v, names, got)
+			}
+		}
+
+		if len(got["variants on uri"]) != 2 {
+			t.Errorf("the variants are no longer ranked: %v", got)
+		}
+	})
+
+	t.Run("comparison, not ranked", func(t *testing.T) {
+		got := titles(run(t, false, true, "--rounds", "6"))
+		if len(got) != 1 || len(got["variants on uri"]) != 2 {
+			t.Errorf("a mix is ranked without run.compare_operations: %v", got)
+		}
+	})
+
+	t.Run("single run", func(t *testing.T) {
+		got := titles(run(t, true, false))
+		if names := got["operations of the run phase"]; len(names) != 2 {
+			t.Errorf("single run: operations ranked %v (groups %v)", names, got)
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mongobench/mongobench/internal/client"
 	"github.com/mongobench/mongobench/internal/workload"
 )
 
@@ -109,6 +110,8 @@ func TestStudiesSmoke(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 
 		t.Run(name, func(t *testing.T) {
+			requireStudyStacks(t, f)
+
 			text, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -166,4 +169,27 @@ func hasTimedPhase(t *testing.T, path string) bool {
 	}
 
 	return false
+}
+
+// requireStudyStacks skips the study at path when a client stack that one
+// of its variants (or the workload) runs through is not installed: the
+// stacks studies need `mongobench clients install`, which .ci/run does.
+func requireStudyStacks(t *testing.T, path string) {
+	t.Helper()
+
+	spec, errs := workload.ReadFile(path)
+	if len(errs) > 0 {
+		t.Fatalf("%s: %v", path, errs)
+	}
+
+	specs, errs := spec.VariantSpecs()
+	if len(errs) > 0 {
+		t.Fatalf("%s: %v", path, errs)
+	}
+
+	for _, vs := range specs {
+		if client.External(vs.Run.Client) {
+			requireStack(t, vs.Run.Client)
+		}
+	}
 }

@@ -104,6 +104,10 @@ func (v *validator) compareOn() {
 		}
 	}
 
+	if v.s.Run.CompareOperations && !v.s.hasAlternatives() {
+		v.at("run.compare_operations", "no measured phase runs two operations or more to rank against each other")
+	}
+
 	name := v.s.Run.CompareOn
 	if name == "" {
 		if v.set("run.compare_on") {
@@ -134,6 +138,26 @@ func (s *Spec) hasSequence() bool {
 	phases, _ := s.PhaseList()
 
 	return slices.ContainsFunc(phases, func(p *Phase) bool { return len(p.Sequence) > 0 })
+}
+
+// hasAlternatives reports whether a measured phase runs two operations or
+// more (a sequence, a listed mix, or the workload's operations when the
+// phase lists none), which run.compare_operations ranks.
+func (s *Spec) hasAlternatives() bool {
+	phases, _ := s.PhaseList()
+
+	return slices.ContainsFunc(phases, func(p *Phase) bool {
+		if p.Measure != nil && !*p.Measure {
+			return false
+		}
+
+		n := max(len(p.Sequence), len(p.Operations))
+		if n == 0 {
+			n = len(s.Operations)
+		}
+
+		return n >= 2
+	})
 }
 
 // FigureNames lists the names under which the workload's operations are

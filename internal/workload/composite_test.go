@@ -159,6 +159,13 @@ func TestCompareOn(t *testing.T) {
 		"per document": {
 			yaml: strings.Replace(compositeBase, "  timeout: 3s\n", "  timeout: 3s\n  compare_on: ins\n  compare_by: per_doc\n", 1),
 		},
+		"operations of a mix ranked": {
+			yaml: strings.Replace(compositeBase, "  timeout: 3s\n", "  timeout: 3s\n  compare_on: ins\n  compare_operations: true\n", 1),
+		},
+		"operations ranked where a phase runs one": {
+			yaml: strings.Replace(compositeBase, "  timeout: 3s\n", "  timeout: 3s\n  compare_operations: true\nphases:\n  - {name: only, operations: [ins]}\n", 1),
+			want: []string{`w.yaml:10:23: run.compare_operations: no measured phase runs two operations or more to rank against each other`},
+		},
 		"unknown metric": {
 			yaml: strings.Replace(compositeBase, "  timeout: 3s\n", "  timeout: 3s\n  compare_by: p50ms\n", 1),
 			want: []string{`run.compare_by: bad percentile "p50ms"`, `(or "per_doc" for the latency per returned document)`},

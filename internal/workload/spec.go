@@ -257,6 +257,15 @@ type Run struct {
 	// costs (decode cost per document = struct − none).
 	CompareCost bool `yaml:"compare_cost" json:"compare_cost,omitempty"`
 
+	// CompareOperations says that the operations of each measured phase
+	// are alternatives answering one question, as a sequence's are, even
+	// when the phase mixes them by weight: the comparison block also ranks
+	// them against each other (per variant and target round by round, or
+	// interval by interval in a single run). It is how a study compares
+	// two forms of a query through an external client stack, which runs
+	// weighted mixes but no sequences.
+	CompareOperations bool `yaml:"compare_operations" json:"compare_operations,omitempty"`
+
 	// Client is the client stack that runs the measured phases: "go"
 	// (empty; mongobench's own engine) or an external stack such as
 	// node-mongoose (see package client and docs/clients.md). It is
