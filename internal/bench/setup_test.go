@@ -21,6 +21,7 @@ func TestSetupRace(t *testing.T) {
 		"collection exists":        {mongo.CommandError{Code: 48, Name: "NamespaceExists"}, true},
 		"index options conflict":   {mongo.CommandError{Code: 85, Name: "IndexOptionsConflict"}, true},
 		"index key specs conflict": {mongo.CommandError{Code: 86, Name: "IndexKeySpecsConflict"}, true},
+		"FerretDB's SQLite race":   {mongo.CommandError{Code: 1, Name: "InternalError", Message: "SQL logic error: index scores_c6e11a12_user_id_1 already exists (1)"}, true},
 		"connection closed":        {mongo.CommandError{Code: 0, Labels: []string{"NetworkError"}}, true},
 		"bad index":                {mongo.CommandError{Code: 67, Name: "CannotCreateIndex"}, false},
 		"not a server error":       {errors.New("boom"), false},

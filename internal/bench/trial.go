@@ -360,6 +360,7 @@ func resetAndCreate(ctx context.Context, client *mongo.Client, spec *workload.Sp
 // Server error codes of creating what exists already: a collection, or an
 // index whose name or options differ from the one being created.
 const (
+	internalError         = 1
 	namespaceExists       = 48
 	indexOptionsConflict  = 85
 	indexKeySpecsConflict = 86
@@ -368,8 +369,10 @@ const (
 // setupRace tells whether creating the schema after a reset failed because
 // the previous trial's abandoned operations were still running on the
 // server (they re-create a collection or an index just dropped; FerretDB on
-// SQLite may also close the connection while two of them create one), so
-// that resetting again and retrying is the cure. The set-up is not measured.
+// SQLite may also close the connection while two of them create one, or
+// fail with an InternalError from SQLite's "index … already exists"), so
+// that resetting again and retrying is the cure. The set-up is not measured,
+// and a failure that persists still fails after a few tries.
 func setupRace(err error) bool {
 	if err == nil {
 		return false
@@ -381,7 +384,7 @@ func setupRace(err error) bool {
 
 	var se mongo.ServerError
 
-	return errors.As(err, &se) && (se.HasErrorCode(namespaceExists) ||
+	return errors.As(err, &se) && (se.HasErrorCode(namespaceExists) || se.HasErrorCode(internalError) ||
 		se.HasErrorCode(indexOptionsConflict) || se.HasErrorCode(indexKeySpecsConflict))
 }
 
