@@ -5,7 +5,9 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v4"
 
@@ -327,7 +329,14 @@ func describe(n *yaml.Node) string {
 		case "!!null":
 			return "null"
 		default:
-			return fmt.Sprintf("%s %s", strings.TrimPrefix(n.Tag, "!!"), n.Value)
+			// A value of a custom tag can span lines: quoted, the
+			// message stays one line.
+			v := n.Value
+			if strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsPrint(r) }) {
+				v = strconv.Quote(v)
+			}
+
+			return fmt.Sprintf("%s %s", strings.TrimPrefix(n.Tag, "!!"), v)
 		}
 	case yaml.DocumentNode, yaml.AliasNode:
 		return "a document"
