@@ -209,3 +209,36 @@ func TestMergeShardWithoutIntervals(t *testing.T) {
 		t.Errorf("merged status %q, reason %q", m.Status, m.StatusReason)
 	}
 }
+
+// TestMergeCappedPoints merges shards of a phase longer than a results file
+// keeps interval by interval, whose points therefore span 2 intervals: the
+// merged grid steps by 2 s too, with no empty cell between the points (on a
+// 1 s grid every other cell would be empty and the rest doubled).
+func TestMergeCappedPoints(t *testing.T) {
+	a := shardResult(t, 0, 2, 0, 2, 2, 2, 1)
+	b := shardResult(t, 1, 2, 0, 2, 2, 2, 1.9)
+
+	m, err := Results(inputs(a, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if errs := m.Check(); len(errs) > 0 {
+		t.Fatalf("merged result is inconsistent: %v", errs)
+	}
+
+	p := m.MainPhase()
+	if len(p.Intervals) != 4 {
+		t.Fatalf("%d merged intervals, want 4 (three of 2 s, one short)", len(p.Intervals))
+	}
+
+	for k, iv := range p.Intervals[:3] {
+		if !iv.Start.Equal(t0.Add(time.Duration(2*k)*time.Second)) || iv.End.Sub(iv.Start) != 2*time.Second {
+			t.Errorf("interval %d: %s..%s, not on the 2 s grid", k, iv.Start, iv.End)
+		}
+
+		if got := iv.Operations[0].Count; got != 10+20 {
+			t.Errorf("interval %d counts %d, want both shards' 30", k, got)
+		}
+	}
+}

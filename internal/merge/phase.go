@@ -76,13 +76,15 @@ func mergePhase(name string, interval time.Duration, shards []Input) (result.Pha
 		}
 	}
 
+	step := gridStep(parts, interval)
+
 	var buckets []*bucket
 
 	for _, pt := range parts {
 		for j := range pt.phase.Intervals {
 			iv := &pt.phase.Intervals[j]
 			mid := iv.Start.Add(iv.End.Sub(iv.Start) / 2)
-			k := max(int(mid.Sub(origin)/interval), 0)
+			k := max(int(mid.Sub(origin)/step), 0)
 			if k >= maxIntervals {
 				return result.Phase{}, refuse("%s: phase %q has an interval %s after the first shard's start: not a shard of the same run",
 					pt.file, name, mid.Sub(origin).Round(time.Second))
@@ -103,7 +105,7 @@ func mergePhase(name string, interval time.Duration, shards []Input) (result.Pha
 		}
 	}
 
-	p, err := result.NewPhase(name, seconds(ref.phase.WarmupS), intervals(origin, interval, buckets))
+	p, err := result.NewPhase(name, seconds(ref.phase.WarmupS), intervals(origin, step, buckets))
 	if err != nil {
 		return result.Phase{}, fmt.Errorf("phase %q: %w", name, err)
 	}
@@ -115,6 +117,26 @@ func mergePhase(name string, interval time.Duration, shards []Input) (result.Pha
 	}
 
 	return p, nil
+}
+
+// gridStep is the length of the merged phase's intervals: run.interval, or,
+// when a shard's phase was longer than a results file keeps interval by
+// interval (runlog.MaxIntervals), the length of its merged points — a whole
+// number of intervals — so that every cell of the grid gets each shard's
+// point and none is left empty between them. A shard's last point may be
+// shorter and does not count.
+func gridStep(parts []part, interval time.Duration) time.Duration {
+	group := 1
+
+	for _, pt := range parts {
+		ivs := pt.phase.Intervals
+		for j := 0; j+1 < len(ivs); j++ {
+			n := int((ivs[j].End.Sub(ivs[j].Start) + interval/2) / interval)
+			group = max(group, n)
+		}
+	}
+
+	return time.Duration(group) * interval
 }
 
 func opNames(p *result.Phase) []string {
