@@ -69,6 +69,15 @@ func openTrialLog(path string, rb *resultBuilder) (*trialLog, error) {
 	return tl, nil
 }
 
+// abandon closes the log of a trial that ended before its results were
+// built (an error at the shards' start, say) and removes it when it was
+// temporary; a log of the user's stays, for finish. After finish it does
+// nothing more: the writer is closed and a temporary log already gone.
+func (tl *trialLog) abandon() {
+	_ = tl.w.Close()
+	tl.discard()
+}
+
 // discard removes a temporary run log.
 func (tl *trialLog) discard() {
 	if tl.temp != "" {

@@ -165,6 +165,8 @@ func (s *shardRun) ready(ctx context.Context, c *Compiled, msgs Messages) error 
 // barrier registers the shard and waits for the start instant, which shard
 // 0 publishes once every shard has registered.
 func (s *shardRun) barrier(ctx context.Context, msgs Messages) error {
+	arrived := time.Now()
+
 	if err := s.put(ctx, shardDoc{ID: fmt.Sprintf("arrive-%d", s.Index), Spec: s.hash, At: time.Now()}); err != nil {
 		return failed("registering shard %d at the start barrier: %v", s.Index, err)
 	}
@@ -204,7 +206,13 @@ func (s *shardRun) barrier(ctx context.Context, msgs Messages) error {
 		return nil
 	}
 
-	doc, err := s.await(ctx, "start", "the start instant from shard 0", func(*shardDoc) bool { return true })
+	// Shard 0 publishes the instant a lead ahead of the last arrival, so
+	// this run's is after this shard arrived; an earlier one, left in a
+	// database an interrupted run kept, is not (the lead's worth of
+	// tolerance is for the machines' clocks).
+	doc, err := s.await(ctx, "start", "the start instant from shard 0", func(d *shardDoc) bool {
+		return d.At.After(arrived.Add(-startLead))
+	})
 	if err != nil {
 		return err
 	}

@@ -149,6 +149,8 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info target.S
 		return nil, nil, err
 	}
 
+	defer tl.abandon()
+
 	eng.Sink, eng.KeepIntervals = tl, keepIntervals
 
 	for _, l := range sr.loads(w) {

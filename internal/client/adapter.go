@@ -232,7 +232,7 @@ func (a *Adapter) handshake(ctx context.Context, init *initMessage, bound time.D
 			a.Versions = r.Versions
 			return nil
 		case ok && r.Type == msgFatal:
-			return &FatalError{Stack: a.stack.Name, Message: r.Message}
+			return &FatalError{Stack: a.stack.Name, Message: a.log.mask(r.Message)}
 		case ok:
 			return a.failure("during the handshake", fmt.Errorf("expected ready, got %q", r.Type))
 		}
@@ -269,7 +269,7 @@ func (a *Adapter) Next() (Reply, bool, error) {
 	}
 
 	if ok && r.Type == msgFatal {
-		return r, ok, &FatalError{Stack: a.stack.Name, Message: r.Message}
+		return r, ok, &FatalError{Stack: a.stack.Name, Message: a.log.mask(r.Message)}
 	}
 
 	return r, ok, nil
@@ -304,7 +304,9 @@ func (a *Adapter) read(stdout io.Reader) {
 				line = line[:200] + "…"
 			}
 
-			err = fmt.Errorf("malformed line from the adapter: %q", redact.Text(line))
+			// Masked as the log is: the exact connection string first,
+			// which catches a password the generic masking cannot.
+			err = fmt.Errorf("malformed line from the adapter: %q", a.log.mask(line))
 
 			break
 		}
@@ -476,17 +478,24 @@ func (a *Adapter) Stop() error {
 // failures that messages point to.
 func (a *Adapter) Close(bound time.Duration) {
 	a.closeOnce.Do(func() {
-		_ = a.send(struct {
-			Type string `json:"type"`
-		}{msgExit})
-		_ = a.pipe.Close()
+		// The timer runs from now: an adapter that stopped reading its
+		// input would block the write of exit, which Kill (closing the
+		// pipe) then ends.
+		deadline := time.After(bound)
+
+		go func() {
+			_ = a.send(struct {
+				Type string `json:"type"`
+			}{msgExit})
+			_ = a.pipe.Close()
+		}()
 
 		select {
 		case <-a.exited:
 			if a.waitErr == nil && !a.failed.Load() {
 				_ = os.Remove(a.log.path)
 			}
-		case <-time.After(bound):
+		case <-deadline:
 			a.Kill()
 		}
 	})

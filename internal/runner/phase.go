@@ -448,9 +448,11 @@ func drive(ctx context.Context, cfg driveConfig, exec runFunc) *PhaseResult {
 // start: at itself when the wait ran its course, so that every process
 // waiting for the same instant records the same start, else now.
 func waitStart(ctx context.Context, at time.Time) time.Time {
-	d := time.Until(at)
+	now := time.Now()
+	d := at.Sub(now)
+
 	if at.IsZero() || d <= 0 {
-		return time.Now()
+		return now
 	}
 
 	t := time.NewTimer(d)
@@ -458,7 +460,10 @@ func waitStart(ctx context.Context, at time.Time) time.Time {
 
 	select {
 	case <-t.C:
-		return at.Round(0)
+		// The same instant as at, with this clock's monotonic reading
+		// (at, read from a flag or the database, has none), so that the
+		// phase's timers and intervals do not follow a wall-clock step.
+		return now.Add(d)
 	case <-ctx.Done():
 		return time.Now()
 	}
