@@ -232,11 +232,7 @@ func addPhaseExtras(p *result.Phase, parts []part) error {
 
 	for i := range p.Operations {
 		o := &p.Operations[i]
-		o.Decode = ref.Operations[i].Decode
-
-		if o.Decode != "" && o.Docs > 0 {
-			o.USPerDoc = o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs)
-		}
+		o.SetDecode(ref.Operations[i].Decode)
 
 		if err := mergeService(o, i, parts); err != nil {
 			return err
@@ -289,16 +285,11 @@ func mergeService(o *result.Operation, i int, parts []part) error {
 		return nil
 	}
 
-	enc, err := metrics.EncodeHistogram(h)
-	if err != nil {
-		return err
-	}
+	var err error
 
-	s := metrics.Summarize(h)
-	o.ServiceHistogram = enc
-	o.ServiceLatencyUS = &result.Latency{Mean: s.Mean, P50: s.P50, P90: s.P90, P95: s.P95, P99: s.P99, P999: s.P999, Max: s.Max}
+	o.ServiceLatencyUS, o.ServiceHistogram, err = result.ServiceTimes(h)
 
-	return nil
+	return err
 }
 
 // mergeSchedules sums the shards' schedule counters; the maxima are the

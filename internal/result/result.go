@@ -271,6 +271,17 @@ func latencyOf(l metrics.Latency) Latency {
 	return Latency{Mean: l.Mean, P50: l.P50, P90: l.P90, P95: l.P95, P99: l.P99, P999: l.P999, Max: l.Max}
 }
 
+// SetDecode records the decode mode of an operation that maps the documents
+// it reads and, when it read some, the figure that goes with it: mean
+// latency per document (all of an operation's time spread over its
+// documents).
+func (o *Operation) SetDecode(mode string) {
+	o.Decode = mode
+	if mode != "" && o.Docs > 0 {
+		o.USPerDoc = o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs)
+	}
+}
+
 // NewOperation converts one operation's measurements over a period of
 // seconds into its file form. The latency summary and histogram string are
 // computed from s.Hist, and OpsPerSec is 0 for an empty period.

@@ -267,12 +267,7 @@ func (p *phaseBuilder) finish() (result.Phase, error) {
 				}
 			}
 
-			if mode := sp.Decode[op.Name]; mode != "" {
-				op.Decode = mode
-				if op.Docs > 0 {
-					op.USPerDoc = op.LatencyUS.Mean * float64(op.Count) / float64(op.Docs)
-				}
-			}
+			op.SetDecode(sp.Decode[op.Name])
 
 			ph.Operations = append(ph.Operations, op)
 		}
