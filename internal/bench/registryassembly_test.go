@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"fmt"
+	"iter"
 	"strings"
 
+	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/runner"
 )
@@ -14,11 +17,10 @@ import (
 
 // addFromRegistry converts a finished phase; excluded marks a phase run with
 // measure: false.
-func (b *resultBuilder) addFromRegistry(pr *runner.PhaseResult, excluded bool) {
+func (b *resultBuilder) addFromRegistry(pr *runner.PhaseResult, excluded bool) error {
 	p, err := convertPhase(pr)
 	if err != nil {
-		b.errs = append(b.errs, err)
-		return
+		return err
 	}
 
 	for i := range p.Operations {
@@ -33,6 +35,8 @@ func (b *resultBuilder) addFromRegistry(pr *runner.PhaseResult, excluded bool) {
 
 	p.Excluded = excluded
 	b.res.AddPhase(p)
+
+	return nil
 }
 
 // convertPhase turns a runner phase into its results-file form.
@@ -50,7 +54,7 @@ func convertPhase(pr *runner.PhaseResult) (result.Phase, error) {
 	p.Model = pr.Phase.Model
 
 	if pr.Service != nil {
-		if err := result.AddServiceTimes(&p, pr.Service); err != nil {
+		if err := addServiceTimes(&p, pr.Service); err != nil {
 			return p, err
 		}
 	}
@@ -62,7 +66,7 @@ func convertPhase(pr *runner.PhaseResult) (result.Phase, error) {
 	}
 
 	for _, blk := range pr.Blocks {
-		ops, secs, err := result.BlockOperations(pr.Registry, blk.FirstInterval, blk.EndInterval)
+		ops, secs, err := blockOperations(pr.Registry, blk.FirstInterval, blk.EndInterval)
 		if err != nil {
 			return p, err
 		}
@@ -86,4 +90,56 @@ func convertPhase(pr *runner.PhaseResult) (result.Phase, error) {
 	}
 
 	return p, nil
+}
+
+// blockOperations merges the intervals [first, end) of a registry into
+// per-operation statistics, the way a phase's totals are merged (the old
+// assembly; the run log now keeps the intervals, and the registry only a few).
+func blockOperations(reg *metrics.Registry, first, end int) ([]result.Operation, float64, error) {
+	sub := func(yield func(metrics.Interval, error) bool) {
+		i := 0
+		for iv, err := range reg.Intervals() {
+			if err != nil {
+				yield(iv, err)
+				return
+			}
+
+			if i >= first && i < end && !yield(iv, nil) {
+				return
+			}
+
+			i++
+		}
+	}
+
+	p, err := result.NewPhase("block", 0, iter.Seq2[metrics.Interval, error](sub))
+	if err != nil {
+		return nil, 0, err
+	}
+
+	return p.Operations, p.DurationS, nil
+}
+
+// addServiceTimes sets the service-time fields of p's operations from the
+// cumulative histograms of a service-time registry with the same operations.
+func addServiceTimes(p *result.Phase, svc *metrics.Registry) error {
+	for i, t := range svc.Totals() {
+		if i >= len(p.Operations) || p.Operations[i].Name != t.Name {
+			return fmt.Errorf("phase %q: service times do not match the operations", p.Name)
+		}
+
+		if t.Count == 0 {
+			continue
+		}
+
+		l, enc, err := result.ServiceTimes(t.Hist)
+		if err != nil {
+			return fmt.Errorf("phase %q: operation %q: %w", p.Name, t.Name, err)
+		}
+
+		p.Operations[i].ServiceLatencyUS = l
+		p.Operations[i].ServiceHistogram = enc
+	}
+
+	return nil
 }

@@ -9,12 +9,11 @@ import (
 	"github.com/mongobench/mongobench/internal/workload"
 )
 
-// resultBuilder assembles the results file from the phases' registries, so
-// that every number in it is derived from the recorded histograms.
+// resultBuilder describes the run (workload, target, seed, status) for the
+// run log's header and end record; the measurements come from the run log.
 type resultBuilder struct {
 	res     *result.Result
 	started time.Time
-	errs    []error
 
 	// decode maps operation names to their decode modes.
 	decode map[string]string
@@ -138,10 +137,6 @@ func (b *resultBuilder) build(final *runner.PhaseResult) *result.Result {
 	}
 
 	b.res.StatusReason = final.Reason
-
-	for _, err := range b.errs {
-		b.res.Target.Notes = append(b.res.Target.Notes, "result assembly problem: "+err.Error())
-	}
 
 	return b.res
 }

@@ -121,7 +121,9 @@ func TestRunLogMatchesRegistryAssembly(t *testing.T) {
 		tl.beginLoad(l.Name())
 		final = eng.Load(ctx, l)
 		tl.endPhase(final)
-		old.addFromRegistry(final, false)
+		if err := old.addFromRegistry(final, false); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	phases, _ := spec.PhaseList()
@@ -129,7 +131,9 @@ func TestRunLogMatchesRegistryAssembly(t *testing.T) {
 		tl.beginPhase(p, rb.decode)
 		final = eng.RunPhase(ctx, runner.PhasePlan{Spec: p, Mix: spec.MixOperations(p), Ops: w.Ops})
 		tl.endPhase(final)
-		old.addFromRegistry(final, !p.Measured())
+		if err := old.addFromRegistry(final, !p.Measured()); err != nil {
+			t.Fatal(err)
+		}
 
 		if final.Status != runner.StatusCompleted {
 			t.Fatalf("phase %s: %s: %s", p.Name, final.Status, final.Reason)

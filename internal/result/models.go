@@ -1,8 +1,6 @@
 package result
 
 import (
-	"fmt"
-	"iter"
 	"time"
 
 	"github.com/mongobench/mongobench/internal/metrics"
@@ -118,57 +116,6 @@ type PacingPoint struct {
 	ObservedUS float64 `json:"observed_us"`
 	Samples    int64   `json:"samples"`
 	Action     string  `json:"action"`
-}
-
-// BlockOperations merges the intervals [first, end) of a registry into
-// per-operation statistics, the way a phase's totals are merged.
-func BlockOperations(reg *metrics.Registry, first, end int) ([]Operation, float64, error) {
-	sub := func(yield func(metrics.Interval, error) bool) {
-		i := 0
-		for iv, err := range reg.Intervals() {
-			if err != nil {
-				yield(iv, err)
-				return
-			}
-
-			if i >= first && i < end && !yield(iv, nil) {
-				return
-			}
-
-			i++
-		}
-	}
-
-	p, err := NewPhase("block", 0, iter.Seq2[metrics.Interval, error](sub))
-	if err != nil {
-		return nil, 0, err
-	}
-
-	return p.Operations, p.DurationS, nil
-}
-
-// AddServiceTimes sets the service-time fields of p's operations from the
-// cumulative histograms of a service-time registry with the same operations.
-func AddServiceTimes(p *Phase, svc *metrics.Registry) error {
-	for i, t := range svc.Totals() {
-		if i >= len(p.Operations) || p.Operations[i].Name != t.Name {
-			return fmt.Errorf("phase %q: service times do not match the operations", p.Name)
-		}
-
-		if t.Count == 0 {
-			continue
-		}
-
-		l, enc, err := ServiceTimes(t.Hist)
-		if err != nil {
-			return fmt.Errorf("phase %q: operation %q: %w", p.Name, t.Name, err)
-		}
-
-		p.Operations[i].ServiceLatencyUS = l
-		p.Operations[i].ServiceHistogram = enc
-	}
-
-	return nil
 }
 
 // ServiceTimes returns the service-time fields of an operation
