@@ -68,6 +68,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -168,10 +169,26 @@ type Options struct {
 	Alpha float64
 	// Design says whether samples are paired by Round.
 	Design Design
-	// Unit names one sample in texts ("round" when empty; "interval" for
-	// the intervals of a run).
+	// Unit names one sample in texts ("round" when empty; "run" for
+	// separate runs).
 	Unit string
+	// MinEffect is the smallest relative change that counts as a
+	// difference (0.05: ±5%). A change the interval establishes but whose
+	// estimate is smaller is reported as "no meaningful difference", never
+	// as a difference. Zero means DefaultMinEffect; a negative value turns
+	// the minimum off.
+	MinEffect float64
+	// Reference names the variant the others are compared with in
+	// Compare; empty means the first variant in the samples' order. It is
+	// never chosen by looking at the values: picking the best as the
+	// reference and then testing the others against it inflates the error
+	// rate (the best of several equal variants is best by chance).
+	Reference string
 }
+
+// DefaultMinEffect is the minimum effect size when Options.MinEffect is
+// zero: a difference smaller than 5% is "no meaningful difference".
+const DefaultMinEffect = 0.05
 
 func (o Options) norm() Options {
 	if !(o.Alpha > 0 && o.Alpha < 1) {
@@ -180,6 +197,10 @@ func (o Options) norm() Options {
 
 	if o.Unit == "" {
 		o.Unit = "round"
+	}
+
+	if o.MinEffect == 0 || math.IsNaN(o.MinEffect) {
+		o.MinEffect = DefaultMinEffect
 	}
 
 	return o
@@ -227,8 +248,14 @@ type Verdict struct {
 
 	// Used is the number of samples the comparison rested on (paired
 	// rounds, or the smaller side when unpaired); Needed is the least
-	// number for an interval at this α.
+	// number for an interval at this α or, for a "no significant
+	// difference" wider than the minimum effect, a rough number that
+	// would resolve it.
 	Used, Needed int
+
+	// Negligible marks a NoDifference whose interval lies within the
+	// minimum effect, or that is established but smaller than it.
+	Negligible bool
 
 	// Text is the verdict for people: "fastest" or "lowest" (the best in
 	// Compare), "baseline" (CompareTo); "2.10× slower, 95% CI
@@ -239,37 +266,49 @@ type Verdict struct {
 	Text string
 }
 
-// Compare ranks the variants, best median first (ties in the order the
-// variants first appear in samples), and compares each with the best.
-// Variants without a usable value are omitted.
+// Compare compares every variant with the reference: Options.Reference,
+// or the first variant in the samples' order. The reference comes first,
+// then the others ranked best median first (ties in the order they first
+// appear). Best marks the variant with the best median. Variants without a
+// usable value are omitted; if the reference has none, the others are
+// returned uncompared (see CompareTo).
+//
+// The reference is never the best of the same data: choosing it by its
+// values and then testing the others against it would make "difference"
+// more likely than α in an A/A experiment.
 func Compare(samples []Sample, dir Direction, opts Options) []Verdict {
 	opts = opts.norm()
-	vs := collect(samples, opts)
 
-	if len(vs) == 0 {
-		return nil
+	ref := opts.Reference
+	if ref == "" {
+		for _, s := range samples {
+			if usable(s.Value) {
+				ref = s.Variant
+				break
+			}
+		}
 	}
 
-	slices.SortStableFunc(vs, func(a, b *variant) int {
+	out := CompareTo(samples, ref, dir, opts)
+	if len(out) < 2 {
+		return out
+	}
+
+	rest := out
+	if out[0].Variant == ref {
+		rest = out[1:]
+	}
+
+	slices.SortStableFunc(rest, func(a, b Verdict) int {
 		if dir == LowerIsBetter {
-			return cmp.Compare(a.median, b.median)
+			return cmp.Compare(a.Median, b.Median)
 		}
 
-		return cmp.Compare(b.median, a.median)
+		return cmp.Compare(b.Median, a.Median)
 	})
 
-	best := vs[0]
-	out := make([]Verdict, 0, len(vs))
-
-	for _, v := range vs {
-		verd := compareWith(v, best, dir, opts)
-		verd.Best = v == best
-
-		if v == best {
-			verd.Text = bestWord(dir)
-		}
-
-		out = append(out, verd)
+	if out[0].Kind == Reference {
+		out[0].Text = "reference"
 	}
 
 	return out
@@ -501,6 +540,10 @@ func compareWith(v, ref *variant, dir Direction, opts Options) Verdict {
 	}
 
 	level := confidenceLabel(opts.Alpha)
+	// |log ratio| below band is not meaningful; a negative MinEffect is
+	// kept negative by norm (so that norm is idempotent) and means none.
+	effect := max(opts.MinEffect, 0)
+	band := math.Log1p(effect)
 
 	switch {
 	case e.noPairs:
@@ -510,23 +553,86 @@ func compareWith(v, ref *variant, dir Direction, opts Options) Verdict {
 	case !e.enough:
 		out.Kind = Inconclusive
 		out.RatioLo, out.RatioHi = math.Inf(-1), math.Inf(1)
-		out.Text = fmt.Sprintf("inconclusive: %s, at least %d needed", e.countText(v, ref, opts), e.needed)
-	case e.lo > 0 || e.hi < 0:
+		out.Text = fmt.Sprintf("inconclusive: %s, at least %d%s needed%s", e.countText(v, ref, opts), e.needed,
+			aSide(opts), runsNote(opts))
+	case (e.lo > 0 || e.hi < 0) && math.Abs(e.theta) >= band:
 		out.Kind = Difference
 		out.Text = differenceText(out.Ratio, out.RatioLo, out.RatioHi, dir, level)
+	case e.lo > 0 || e.hi < 0:
+		// Established, but smaller than the minimum effect: real at this
+		// precision, too small to matter.
+		out.Kind = NoDifference
+		out.Negligible = true
+		out.Text = fmt.Sprintf("no meaningful difference (within ±%s; %s CI %s)", pct(effect), level,
+			intervalText(math.Exp(e.lo), math.Exp(e.hi)))
+	case effect > 0 && e.lo >= -band && e.hi <= band:
+		out.Kind = NoDifference
+		out.Negligible = true
+		out.Text = fmt.Sprintf("no meaningful difference (within ±%s; %s CI %s)", pct(effect), level,
+			intervalText(math.Exp(e.lo), math.Exp(e.hi)))
 	default:
 		out.Kind = NoDifference
 		out.Text = fmt.Sprintf("no significant difference; %s CI %s", level,
 			intervalText(math.Exp(e.lo), math.Exp(e.hi)))
+
+		if n := resolvingSamples(e, band, opts); n > 0 {
+			out.Needed = n
+			out.Text += fmt.Sprintf("; ~%d %ss%s would resolve ±%s", n, opts.Unit, aSide(opts), pct(effect))
+		}
 	}
 
 	return out
+}
+
+// aSide is " a side" for unpaired samples, whose counts are per side.
+func aSide(opts Options) string {
+	if opts.Design == Unpaired {
+		return " a side"
+	}
+
+	return ""
+}
+
+// runsNote explains why one run a side cannot be judged.
+func runsNote(opts Options) string {
+	if opts.Unit == "run" {
+		return " (a run is one observation of the machine's state: the drift between runs is only measured by repeating them)"
+	}
+
+	return ""
+}
+
+// pct formats a fraction as a percentage: 0.05 → "5%".
+func pct(f float64) string {
+	return strconv.FormatFloat(100*f, 'f', -1, 64) + "%"
+}
+
+// resolvingSamples estimates how many samples (rounds, or values a side)
+// would shrink the interval to the minimum effect, scaling its half-width by
+// √(n/n'): a rough guide for "how much more data would decide", 0 when there
+// is no minimum effect or the interval is already that narrow.
+func resolvingSamples(e estimate, band float64, opts Options) int {
+	half := (e.hi - e.lo) / 2
+	if band <= 0 || e.used <= 0 || !(half > band) || math.IsInf(half, 0) {
+		return 0
+	}
+
+	n := math.Ceil(float64(e.used) * (half / band) * (half / band))
+	if n > 1e6 {
+		n = 1e6
+	}
+
+	return max(int(n), e.used+1)
 }
 
 // countText says how many samples an inconclusive comparison had.
 func (e estimate) countText(v, ref *variant, opts Options) string {
 	if opts.Design == Unpaired && len(v.values) != len(ref.values) {
 		return fmt.Sprintf("%d and %d %ss", len(ref.values), len(v.values), opts.Unit)
+	}
+
+	if opts.Design == Unpaired {
+		return plural(e.used, opts.Unit) + " a side"
 	}
 
 	return plural(e.used, opts.Unit)

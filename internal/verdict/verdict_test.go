@@ -46,8 +46,8 @@ func byName(t *testing.T, vs []Verdict, name string) Verdict {
 }
 
 var (
-	paired   = Options{}
-	unpaired = Options{Design: Unpaired, Unit: "interval"}
+	paired   = Options{MinEffect: -1}
+	unpaired = Options{Design: Unpaired, Unit: "interval", MinEffect: -1}
 )
 
 // covers reports whether v's ratio interval contains r.
@@ -88,7 +88,7 @@ func TestFiveTimesSlowerIsADifference(t *testing.T) {
 			vs := Compare(s, LowerIsBetter, opts)
 			ref, b := byName(t, vs, "a"), byName(t, vs, "b")
 
-			if ref.Kind != Reference || !ref.Best || ref.Text != "lowest" {
+			if ref.Kind != Reference || !ref.Best || ref.Text != "reference" {
 				t.Errorf("%v, %d rounds: reference %+v", opts.Design, rounds, ref)
 			}
 
@@ -194,7 +194,7 @@ func TestTooFewRoundsInconclusive(t *testing.T) {
 		"b": func(r int) float64 { return 100 + float64(r) },
 	}, "a", "b")
 	if b := byName(t, CompareTo(s, "a", HigherIsBetter, unpaired), "b"); b.Kind != Inconclusive ||
-		b.Text != "inconclusive: 3 intervals, at least 4 needed" {
+		b.Text != "inconclusive: 3 intervals a side, at least 4 a side needed" {
 		t.Errorf("3 unpaired: %+v", b)
 	}
 
@@ -206,7 +206,7 @@ func TestTooFewRoundsInconclusive(t *testing.T) {
 	// Unequal sizes name both.
 	s = append(s[:6:6], Sample{"a", 3, 1003})
 	if b := byName(t, CompareTo(s, "a", HigherIsBetter, unpaired), "b"); b.Kind != Inconclusive ||
-		b.Text != "inconclusive: 4 and 3 intervals, at least 4 needed" {
+		b.Text != "inconclusive: 4 and 3 intervals, at least 4 a side needed" {
 		t.Errorf("4 and 3 unpaired: %+v", b)
 	}
 
@@ -468,8 +468,8 @@ func TestLowerIsBetterWording(t *testing.T) {
 		"slow": func(r int) float64 { return 2.1 * (100 + float64(r%3)) },
 	}, "slow", "fast")
 
-	vs := Compare(s, LowerIsBetter, paired)
-	if vs[0].Variant != "fast" || vs[0].Text != "lowest" || !vs[0].Best || vs[0].Kind != Reference {
+	vs := Compare(s, LowerIsBetter, Options{MinEffect: -1, Reference: "fast"})
+	if vs[0].Variant != "fast" || vs[0].Text != "reference" || !vs[0].Best || vs[0].Kind != Reference {
 		t.Errorf("best: %+v", vs[0])
 	}
 
@@ -547,14 +547,14 @@ func TestOrderingBestFirst(t *testing.T) {
 		"d": func(r int) float64 { return 100 + float64(r) }, // ties b
 	}, "c", "b", "d", "a")
 
-	vs := Compare(s, HigherIsBetter, paired)
+	vs := Compare(s, HigherIsBetter, Options{MinEffect: -1, Reference: "a"})
 
 	var got []string
 	for _, v := range vs {
 		got = append(got, v.Variant+":"+v.Text)
 	}
 
-	want := []string{"a:fastest", "b:9.7", "d:9.7", "c:7"}
+	want := []string{"a:reference", "b:9.7", "d:9.7", "c:7"}
 	for i := range want {
 		if i >= len(got) || !strings.HasPrefix(got[i], want[i]) {
 			t.Fatalf("got %q, want prefixes %q", got, want)
@@ -605,7 +605,7 @@ func TestZeroAndNaN(t *testing.T) {
 
 	// Paired, zeroes against an all-zero best: the 0/0 rounds say nothing,
 	// which leaves four rounds.
-	vs := Compare(s, LowerIsBetter, paired)
+	vs := Compare(s, LowerIsBetter, Options{MinEffect: -1, Reference: "stuck"})
 	if vs[0].Variant != "stuck" || !math.IsInf(byName(t, vs, "ok").Ratio, 1) {
 		t.Errorf("latency: %+v", vs)
 	}
