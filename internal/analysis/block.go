@@ -30,6 +30,58 @@ type Figure struct {
 	// decode cost per document of struct is struct − none), for questions
 	// that are costs rather than speed-ups.
 	Cost bool
+	// Judging says how verdicts are reached: the minimum effect and the
+	// declared reference.
+	Judging Judging
+}
+
+// Judging is what a workload (run.min_effect, run.reference) or a command
+// line (--min-effect) says about judging a comparison.
+type Judging struct {
+	// MinEffect is verdict.Options.MinEffect: 0 for the default, negative
+	// for none.
+	MinEffect float64
+	// Reference names the contender the others are compared with; empty,
+	// or a name the comparison does not have, means the first.
+	Reference string
+}
+
+// JudgingOf reads a workload's run.min_effect and run.reference (validated
+// with the workload: an invalid minimum effect is the default).
+func JudgingOf(minEffect, reference string) Judging {
+	j := Judging{Reference: reference}
+	if minEffect != "" {
+		if e, err := verdict.ParseMinEffect(minEffect); err == nil {
+			j.MinEffect = e
+		}
+	}
+
+	return j
+}
+
+// among is j for a comparison of the contenders names, in their declared
+// order: its Reference when it names one of them, else the first.
+func (j Judging) among(names []string) Judging {
+	if !slices.Contains(names, j.Reference) && len(names) > 0 {
+		j.Reference = names[0]
+	}
+
+	return j
+}
+
+// targetNames are the names of a matrix's targets, in declared order.
+func targetNames(m *result.Matrix) []string {
+	out := make([]string, len(m.Targets))
+	for i, t := range m.Targets {
+		out[i] = t.Name
+	}
+
+	return out
+}
+
+// options are the verdict options of a comparison judged by j.
+func (j Judging) options(alpha float64, d verdict.Design, unit string) verdict.Options {
+	return verdict.Options{Alpha: alpha, Design: d, Unit: unit, MinEffect: j.MinEffect, Reference: j.Reference}
 }
 
 // DefaultFigure is the figure of a study that names none: the median
@@ -148,6 +200,15 @@ type BlockLine struct {
 	CostText string
 }
 
+// effectText formats a minimum effect for verdicts: "5%".
+func effectText(minEffect float64) string {
+	if minEffect == 0 {
+		minEffect = verdict.DefaultMinEffect
+	}
+
+	return strconv.FormatFloat(100*max(minEffect, 0), 'f', -1, 64) + "%"
+}
+
 // blockAlpha is the significance level of the block's intervals.
 const blockAlpha = verdict.DefaultAlpha
 
@@ -178,7 +239,7 @@ func MatrixBlock(m *result.Matrix, fig Figure) Block {
 				}
 			}
 
-			b.add("variants on "+t.Name, samples)
+			b.addJudged("variants on "+t.Name, samples, b.Figure.Judging.among(m.Variants))
 		}
 	}
 
@@ -197,7 +258,7 @@ func MatrixBlock(m *result.Matrix, fig Figure) Block {
 				title += ", variant " + v
 			}
 
-			b.add(title, samples)
+			b.addJudged(title, samples, b.Figure.Judging.among(targetNames(m)))
 		}
 	}
 
@@ -271,33 +332,29 @@ func OperationsBlock(m *result.Matrix, fig Figure) Block {
 	return b
 }
 
-// FilesBlock builds the block of separate results (compare): each
-// phase's intervals (a file's main phase, or a matrix cell's intervals) are
-// its values, compared as independent samples. names label the phases.
-func FilesBlock(names []string, phases []*result.Phase, fig Figure) Block {
-	b := Block{Figure: fig, Samples: "interval", Design: verdict.Unpaired}
+// FilesBlock builds the block of separate results (compare): each side's
+// runs (a results file, a set of repeated runs, or a matrix cell's trials)
+// are its values, one per run, compared as independent samples.
+func FilesBlock(files []*File, fig Figure) Block {
+	b := Block{Figure: fig, Samples: "run", Design: verdict.Unpaired}
 
-	if b.Figure.Operation == "" && len(phases) > 0 && phases[0] != nil && len(phases[0].Operations) > 0 {
-		b.Figure.Operation = phases[0].Operations[0].Name
+	if b.Figure.Operation == "" && len(files) > 0 {
+		if runs := files[0].RunPhases(); len(runs) > 0 && len(runs[0].Operations) > 0 {
+			b.Figure.Operation = runs[0].Operations[0].Name
+		}
 	}
 
 	var samples []verdict.Sample
 
-	for i, p := range phases {
-		if p == nil || i >= len(names) {
-			continue
-		}
-
-		for k, iv := range p.Intervals {
-			secs := iv.End.Sub(iv.Start).Seconds()
-
-			for _, o := range iv.Operations {
+	for _, f := range files {
+		for k, p := range f.RunPhases() {
+			for _, o := range p.Operations {
 				if o.Name != b.Figure.Operation {
 					continue
 				}
 
-				if v, ok := operationValue(o, secs, b.Figure); ok {
-					samples = append(samples, verdict.Sample{Variant: names[i], Round: k, Value: v})
+				if v, ok := operationValue(o, p.DurationS, b.Figure); ok {
+					samples = append(samples, verdict.Sample{Variant: f.Label, Round: k, Value: v})
 				}
 			}
 		}
@@ -309,9 +366,15 @@ func FilesBlock(names []string, phases []*result.Phase, fig Figure) Block {
 }
 
 // add ranks the contenders of samples and appends the group, if there is
-// anything to compare.
+// anything to compare: the first contender in samples' order (or the
+// declared reference) against the others.
 func (b *Block) add(title string, samples []verdict.Sample) {
-	opts := verdict.Options{Alpha: blockAlpha, Design: b.Design, Unit: b.Samples}
+	b.addJudged(title, samples, b.Figure.Judging)
+}
+
+// addJudged is add with the judging of this group.
+func (b *Block) addJudged(title string, samples []verdict.Sample, j Judging) {
+	opts := j.options(blockAlpha, b.Design, b.Samples)
 	verdicts := verdict.Compare(samples, b.Figure.direction(), opts)
 
 	if len(verdicts) < 2 {
@@ -324,14 +387,14 @@ func (b *Block) add(title string, samples []verdict.Sample) {
 
 	for _, v := range verdicts {
 		l := BlockLine{
-			Name: v.Variant, Median: v.Median, Value: b.Figure.format(v.Median), N: v.N, Best: v.Best,
+			Name: v.Variant, Median: v.Median, Value: b.Figure.format(v.Median), N: v.N, Best: v.Kind == verdict.Reference,
 			Kind: v.Kind, Ratio: v.Ratio, RatioLo: v.RatioLo, RatioHi: v.RatioHi,
 		}
 
-		switch v.Kind {
-		case verdict.Reference:
-			l.Verdict = map[bool]string{true: "fastest", false: "lowest"}[worse == "slower"]
-		case verdict.Difference:
+		switch {
+		case v.Kind == verdict.Reference:
+			l.Verdict = "reference"
+		case v.Kind == verdict.Difference:
 			word, r, lo, hi := worse, v.Ratio, v.RatioLo, v.RatioHi
 			if r < 1 {
 				word, r, lo, hi = better, 1/r, 1/hi, 1/lo
@@ -339,7 +402,10 @@ func (b *Block) add(title string, samples []verdict.Sample) {
 
 			l.Verdict = fmt.Sprintf("%s %s (%s %s–%s)", verdict.FormatRatio(r), word, level,
 				verdict.FormatRatio(lo), verdict.FormatRatio(hi))
-		case verdict.NoDifference:
+		case v.Kind == verdict.NoDifference && v.Negligible:
+			l.Verdict = fmt.Sprintf("no meaningful difference (within ±%s; %s %s–%s)", effectText(opts.MinEffect), level,
+				verdict.FormatRatio(v.RatioLo), verdict.FormatRatio(v.RatioHi))
+		case v.Kind == verdict.NoDifference:
 			l.Verdict = fmt.Sprintf("no significant difference (%s %s–%s)", level,
 				verdict.FormatRatio(v.RatioLo), verdict.FormatRatio(v.RatioHi))
 		default:

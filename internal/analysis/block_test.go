@@ -76,7 +76,7 @@ func TestMatrixBlockRanking(t *testing.T) {
 	}
 
 	g := b.Groups[0]
-	if g.Lines[0].Name != "base" || !g.Lines[0].Best || g.Lines[0].Verdict != "fastest" || g.Lines[0].Kind != verdict.Reference {
+	if g.Lines[0].Name != "base" || !g.Lines[0].Best || g.Lines[0].Verdict != "reference" || g.Lines[0].Kind != verdict.Reference {
 		t.Errorf("best line %+v", g.Lines[0])
 	}
 
@@ -93,10 +93,11 @@ func TestMatrixBlockRanking(t *testing.T) {
 		t.Errorf("slow verdict %q", s.Verdict)
 	}
 
-	// Targets a and b differ by noise on both sides of 1.
+	// Targets a and b differ by noise on both sides of 1, within the
+	// minimum effect.
 	tg := b.Groups[2]
 	if tg.Lines[1].Kind != verdict.NoDifference ||
-		!regexp.MustCompile(`^no significant difference \(95% CI 0\.9\d×–1\.0\d×\)$`).MatchString(tg.Lines[1].Verdict) {
+		!regexp.MustCompile(`^no meaningful difference \(within ±5%; 95% CI 0\.9\d×–1\.0\d×\)$`).MatchString(tg.Lines[1].Verdict) {
 		t.Errorf("target line %+v", tg.Lines[1])
 	}
 
@@ -105,7 +106,7 @@ func TestMatrixBlockRanking(t *testing.T) {
 
 	for _, want := range []string{
 		"Comparison: get p50 (median of rounds)\n",
-		"  variants on a:\n    base  1.30ms  fastest\n    slow  6.53ms  5.00× slower (95% CI 4.80×–5.25×)\n",
+		"  variants on a:\n    base  1.30ms  reference\n    slow  6.53ms  5.00× slower (95% CI 4.80×–5.25×)\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, out.String())
@@ -120,7 +121,7 @@ func TestMatrixBlockThroughputAndInconclusive(t *testing.T) {
 	b := MatrixBlock(m, Figure{Metric: threshold.Metric{Kind: threshold.Throughput}})
 
 	g := b.Groups[0]
-	if g.Lines[0].Name != "base" || g.Lines[0].Verdict != "fastest" || g.Lines[1].Kind != verdict.Difference ||
+	if g.Lines[0].Name != "base" || g.Lines[0].Verdict != "reference" || g.Lines[1].Kind != verdict.Difference ||
 		!regexp.MustCompile(`^5\.0\d× slower \(95% CI 5\.0\d×–5\.0\d×\)$`).MatchString(g.Lines[1].Verdict) {
 		t.Errorf("throughput lines %+v", g.Lines)
 	}
@@ -192,27 +193,48 @@ func intervalsPhase(p50s ...float64) *result.Phase {
 	return p
 }
 
-// TestFilesBlock ranks separate files from their intervals, unpaired: A
-// about 3× slower than B, C no different from B.
+// runsSide is a side of compare whose runs have the given whole-phase p50s.
+func runsSide(label string, p50s ...float64) *File {
+	f := &File{Label: label, Path: label}
+
+	for _, v := range p50s {
+		f.Runs = append(f.Runs, &result.Phase{Name: "run", DurationS: 1, Operations: []result.Operation{
+			{Name: "get", Count: 100, OpsPerSec: 100, LatencyUS: result.Latency{P50: v}},
+		}})
+	}
+
+	f.Phase = f.Runs[0]
+
+	return f
+}
+
+// TestFilesBlock ranks separate sides from their runs, unpaired, against
+// the baseline (the first side): A about 3× slower than B, C no different
+// from B; one run a side is inconclusive however far apart.
 func TestFilesBlock(t *testing.T) {
-	b := FilesBlock([]string{"A", "B", "C"}, []*result.Phase{
-		intervalsPhase(3000, 3100, 2900, 3050, 2950),
-		intervalsPhase(1000, 1020, 990, 1010, 980),
-		intervalsPhase(1005, 1015, 985, 1000, 995),
+	b := FilesBlock([]*File{
+		runsSide("B", 1000, 1020, 990, 1010, 980),
+		runsSide("A", 3000, 3100, 2900, 3050, 2950),
+		runsSide("C", 1005, 1015, 985, 1000, 995),
 	}, DefaultFigure)
 
-	if len(b.Groups) != 1 || len(b.Groups[0].Lines) != 3 || b.Design != verdict.Unpaired {
+	if len(b.Groups) != 1 || len(b.Groups[0].Lines) != 3 || b.Design != verdict.Unpaired || b.Samples != "run" {
 		t.Fatalf("block %+v", b)
 	}
 
 	l := b.Groups[0].Lines
-	if l[0].Name != "B" && l[0].Name != "C" || l[0].Verdict != "fastest" {
-		t.Errorf("best %+v", l[0])
+	if l[0].Name != "B" || l[0].Verdict != "reference" || !l[0].Best {
+		t.Errorf("reference %+v", l[0])
 	}
 
-	if l[1].Kind != verdict.NoDifference || l[2].Name != "A" || l[2].Kind != verdict.Difference ||
+	if l[1].Name != "C" || l[1].Kind != verdict.NoDifference || l[2].Name != "A" || l[2].Kind != verdict.Difference ||
 		!regexp.MustCompile(`^[23]\.\d\d× slower \(95% CI [23]\.\d\d×–3\.\d\d×\)$`).MatchString(l[2].Verdict) {
 		t.Errorf("lines %+v", l)
+	}
+
+	one := FilesBlock([]*File{runsSide("B", 1000), runsSide("A", 5000)}, DefaultFigure)
+	if l := one.Groups[0].Lines[1]; l.Kind != verdict.Inconclusive || !strings.Contains(l.Verdict, "1 run a side") {
+		t.Errorf("one run a side: %+v", l)
 	}
 }
 

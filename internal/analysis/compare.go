@@ -13,16 +13,43 @@ import (
 // CompareAlpha is the significance level of `mongobench compare`.
 const CompareAlpha = vd.DefaultAlpha
 
-// compareOptions compare the intervals of separate runs: independent
-// samples, called intervals in verdicts.
-var compareOptions = vd.Options{Alpha: CompareAlpha, Design: vd.Unpaired, Unit: "interval"}
+// CompareMinRuns is the least number of runs a side for which compare can
+// establish a difference at CompareAlpha (the Mann-Whitney U test of runs).
+var CompareMinRuns = vd.MinSamples(vd.Unpaired, CompareAlpha)
 
-// File is one results file being compared, or one cell of a matrix file.
+// compareOptions compare separate runs: each run is one observation of the
+// machine's state (its values are the whole run's, from its exact
+// histograms), the runs of two sides independent samples. The intervals of
+// one run are not: a slow minute makes several slow intervals, and the
+// machine's drift between two runs shows in none of them, so that treating
+// intervals as samples called identical runs different about a third of
+// the time on a busy machine.
+var compareOptions = vd.Options{Alpha: CompareAlpha, Design: vd.Unpaired, Unit: "run"}
+
+// File is one side of a comparison: one results file, several results
+// files of the same workload (a set of repeated runs), or one cell of a
+// matrix file (its trials).
 type File struct {
 	Label string // A, B, … (A is the baseline)
 	Path  string
-	Res   *result.Result
-	Phase *result.Phase
+	Res   *result.Result // the first run's results
+	Phase *result.Phase  // the first run's main phase
+	// Runs are the main phases of the side's runs, one per run (a matrix
+	// cell's: one per trial). Each is one sample of the comparison.
+	Runs []*result.Phase
+}
+
+// RunPhases are the side's runs: Runs, or Phase alone when Runs is empty.
+func (f *File) RunPhases() []*result.Phase {
+	if len(f.Runs) > 0 {
+		return f.Runs
+	}
+
+	if f.Phase != nil {
+		return []*result.Phase{f.Phase}
+	}
+
+	return nil
 }
 
 // Label is the short name of the i'th file: A to Z, then F27, F28 and so on.
@@ -57,17 +84,20 @@ type CompareOp struct {
 }
 
 // CompareOperations compares every operation of the files' main phases, in
-// the order they first appear.
-func CompareOperations(files []*File) []CompareOp {
+// the order they first appear, judged by j (its Reference is ignored: the
+// first file is the baseline).
+func CompareOperations(files []*File, j Judging) []CompareOp {
 	var names []string
 
 	seen := map[string]bool{}
 
 	for _, cf := range files {
-		for _, o := range cf.Phase.Operations {
-			if !seen[o.Name] {
-				seen[o.Name] = true
-				names = append(names, o.Name)
+		for _, p := range cf.RunPhases() {
+			for _, o := range p.Operations {
+				if !seen[o.Name] {
+					seen[o.Name] = true
+					names = append(names, o.Name)
+				}
 			}
 		}
 	}
@@ -78,7 +108,7 @@ func CompareOperations(files []*File) []CompareOp {
 		op := CompareOp{Name: name}
 
 		for _, m := range CompareMetrics {
-			op.Rows = append(op.Rows, compareMetricRow(files, name, m))
+			op.Rows = append(op.Rows, compareMetricRow(files, name, m, j))
 		}
 
 		out = append(out, op)
@@ -87,18 +117,17 @@ func CompareOperations(files []*File) []CompareOp {
 	return out
 }
 
-// compareSamples are a file's samples of one operation's metric: one per
-// interval of the main phase (compared unpaired: the k-th interval of one
-// run has nothing to do with the k-th of another). Latency metrics skip
-// intervals without a successful operation, which measured no latency.
+// compareSamples are a side's samples of one operation's metric: one per
+// run, the run's value over its whole main phase (latencies from the
+// phase's merged histogram, throughput its count over its length). Latency
+// metrics skip runs without a successful operation, which measured no
+// latency.
 func compareSamples(cf *File, op string, m CompareMetric) []vd.Sample {
 	var out []vd.Sample
 
-	for i := range cf.Phase.Intervals {
-		iv := &cf.Phase.Intervals[i]
-
-		for j := range iv.Operations {
-			o := &iv.Operations[j]
+	for i, p := range cf.RunPhases() {
+		for j := range p.Operations {
+			o := &p.Operations[j]
 			if o.Name != op || (m.Latency && o.Count == 0) {
 				continue
 			}
@@ -110,14 +139,17 @@ func compareSamples(cf *File, op string, m CompareMetric) []vd.Sample {
 	return out
 }
 
-func compareMetricRow(files []*File, op string, m CompareMetric) CompareRow {
+func compareMetricRow(files []*File, op string, m CompareMetric, j Judging) CompareRow {
 	var samples []vd.Sample
 	for _, cf := range files {
 		samples = append(samples, compareSamples(cf, op, m)...)
 	}
 
 	byLabel := map[string]vd.Verdict{}
-	for _, v := range vd.CompareTo(samples, files[0].Label, m.Dir, compareOptions) {
+	opts := compareOptions
+	opts.MinEffect = j.MinEffect
+
+	for _, v := range vd.CompareTo(samples, files[0].Label, m.Dir, opts) {
 		byLabel[v.Variant] = v
 	}
 
@@ -234,18 +266,40 @@ func CompareTable(files []*File, op CompareOp) Table {
 
 // CompareNote explains how the numbers of a comparison were formed.
 func CompareNote(files []*File) string {
-	return fmt.Sprintf(`Values are medians over the intervals of each file's main phase. Verdicts compare
-each file's intervals with %s's: the ratio (Hodges-Lehmann) with its %g%%
-confidence interval from the Mann-Whitney U test; a difference when the interval
-excludes 1, inconclusive below %d intervals a side. Intervals within a run are
-not independent, so confidence intervals are optimistic (too narrow): repeat
-runs before trusting a small difference.`, files[0].Label, 100*(1-CompareAlpha), vd.MinSamples(vd.Unpaired, CompareAlpha))
+	runs := len(files[0].RunPhases())
+	for _, f := range files[1:] {
+		runs = min(runs, len(f.RunPhases()))
+	}
+
+	note := fmt.Sprintf(`Each run is one sample: its value is the whole main phase's (percentiles from
+its merged histogram), and a side's value is the median over its runs.
+Verdicts compare each side's runs with %s's: the ratio (Hodges-Lehmann) with
+its %g%% confidence interval from the Mann-Whitney U test; a difference when
+the interval excludes 1 and the change is at least %s (smaller: "no
+meaningful difference"); inconclusive below %d runs a side.`, files[0].Label, 100*(1-CompareAlpha),
+		strconv.FormatFloat(100*vd.DefaultMinEffect, 'f', -1, 64)+"%", CompareMinRuns)
+	if runs < CompareMinRuns {
+		note += fmt.Sprintf(`
+One run a side is one observation of the machine's state each: the drift
+between runs (a busy neighbour, a warm cache) is not measured, so no verdict
+can tell it from a change in the code. Repeat each side %d times or more and
+give each side as a directory or a comma-separated list of results files.`, CompareMinRuns)
+	}
+
+	return note
 }
 
 // Legend describes a compared file in one line.
 func Legend(cf *File, baseline bool) string {
-	s := fmt.Sprintf("%s  %s  (workload %q, phase %q, %d intervals, started %s)",
-		cf.Label, cf.Path, cf.Res.Workload.Name, cf.Phase.Name, len(cf.Phase.Intervals),
+	runs := len(cf.RunPhases())
+
+	what := fmt.Sprintf("%d intervals", len(cf.Phase.Intervals))
+	if runs > 1 {
+		what = fmt.Sprintf("%d runs", runs)
+	}
+
+	s := fmt.Sprintf("%s  %s  (workload %q, phase %q, %s, started %s)",
+		cf.Label, cf.Path, cf.Res.Workload.Name, cf.Phase.Name, what,
 		cf.Res.StartedAt.UTC().Format("2006-01-02 15:04:05Z"))
 	if baseline {
 		s += "  baseline"
@@ -259,8 +313,9 @@ func Legend(cf *File, baseline bool) string {
 // target and a variant, in the matrix's order of targets, then variants.
 // A cell's samples are the intervals of its trials' main phases, round
 // after round, so that intervals pair by index with another cell of the
-// same design (same round, same interval). Cells without trials (a target
-// that failed) are left out. label gives the i'th cell its column label.
+// same design (same round, same interval); its runs, the samples of the
+// verdicts, are its trials. Cells without trials (a target that failed)
+// are left out. label gives the i'th cell its column label.
 func MatrixCells(path string, res *result.Result, label func(i int) string) ([]*File, error) {
 	m := res.Matrix
 	if err := res.CheckContents(); err != nil {
@@ -295,6 +350,7 @@ func matrixCell(path string, m *result.Matrix, targetName, variant string) *File
 	var (
 		first *result.Result
 		phase result.Phase
+		runs  []*result.Phase
 	)
 
 	seen := map[string]bool{}
@@ -315,6 +371,8 @@ func matrixCell(path string, m *result.Matrix, targetName, variant string) *File
 				phase.Name = main.Name
 			}
 
+			runs = append(runs, main)
+
 			for _, o := range main.Operations {
 				if !seen[o.Name] {
 					seen[o.Name] = true
@@ -334,6 +392,7 @@ func matrixCell(path string, m *result.Matrix, targetName, variant string) *File
 		Path:  fmt.Sprintf("%s [%s · %s]", path, targetName, variant),
 		Res:   first,
 		Phase: &phase,
+		Runs:  runs,
 	}
 }
 

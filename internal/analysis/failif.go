@@ -88,7 +88,7 @@ func gateMetric(m threshold.Metric) CompareMetric {
 // AddGateRows adds to each operation the rows of gated metrics the table
 // does not show by default (p99.9, max, error_rate, ...), so that the gate
 // judges, and the reader sees, the same verdict.
-func AddGateRows(files []*File, ops []CompareOp, gates []Gate) []CompareOp {
+func AddGateRows(files []*File, ops []CompareOp, gates []Gate, j Judging) []CompareOp {
 	for i := range ops {
 		for _, g := range gates {
 			if g.Operation != "" && g.Operation != ops[i].Name {
@@ -101,7 +101,7 @@ func AddGateRows(files []*File, ops []CompareOp, gates []Gate) []CompareOp {
 			}
 
 			if !have {
-				ops[i].Rows = append(ops[i].Rows, compareMetricRow(files, ops[i].Name, g.Metric))
+				ops[i].Rows = append(ops[i].Rows, compareMetricRow(files, ops[i].Name, g.Metric, j))
 			}
 		}
 	}
@@ -128,9 +128,30 @@ func CheckOperations(gates []Gate, ops []CompareOp) error {
 }
 
 // CheckGates evaluates the --fail-if expressions. It returns a line per
-// failure, per comparison too weak to judge and per passed expression, and
-// the number of failures.
-func CheckGates(files []*File, ops []CompareOp, gates []Gate) (lines []string, failures int) {
+// failure, per comparison too weak to judge and per passed expression, the
+// number of failures and the number of comparisons it could not judge.
+//
+// The rule: a gate fails when the change's point estimate (the
+// Hodges-Lehmann ratio of the runs) is beyond the gate's percentage in the
+// worse direction and the verdict is a difference (its 95% interval
+// excludes no change, and the change is at least the minimum effect). With
+// fewer than CompareMinRuns runs a side nothing can be established, and
+// the first lines say so.
+func CheckGates(files []*File, ops []CompareOp, gates []Gate) (lines []string, failures, unjudged int) {
+	if len(gates) > 0 {
+		fewest := len(files[0].RunPhases())
+		for _, f := range files[1:] {
+			fewest = min(fewest, len(f.RunPhases()))
+		}
+
+		if fewest < CompareMinRuns {
+			lines = append(lines, fmt.Sprintf("Note: --fail-if with %s a side can establish nothing: a run is one observation of the machine's state, "+
+				"and the drift between runs (a busy neighbour, a warm cache) cannot be told from a change in the code. "+
+				"Give each side %d runs or more, as a directory or a comma-separated list of results files.",
+				plural(fewest, "run"), CompareMinRuns))
+		}
+	}
+
 	for _, g := range gates {
 		fails := 0
 
@@ -155,6 +176,8 @@ func CheckGates(files []*File, ops []CompareOp, gates []Gate) (lines []string, f
 
 				v := c.Verdict
 				if v.Kind == vd.Inconclusive {
+					unjudged++
+
 					lines = append(lines, fmt.Sprintf("Warning: --fail-if %q: %s, %s vs %s: %s; not judged",
 						g.Expr, op.Name, files[i].Label, files[0].Label, v.Text))
 
@@ -193,7 +216,16 @@ func CheckGates(files []*File, ops []CompareOp, gates []Gate) (lines []string, f
 		failures += fails
 	}
 
-	return lines, failures
+	return lines, failures, unjudged
+}
+
+// plural says "1 run", "3 runs".
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+
+	return strconv.Itoa(n) + " " + unit + "s"
 }
 
 // FormatValue formats a metric's value: ops/s, or a latency in µs.

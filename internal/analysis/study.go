@@ -30,6 +30,8 @@ func StudyFigure(res *result.Result) (fig Figure, named bool) {
 			CompareOn   string `json:"compare_on"`
 			CompareBy   string `json:"compare_by"`
 			CompareCost bool   `json:"compare_cost"`
+			MinEffect   string `json:"min_effect"`
+			Reference   string `json:"reference"`
 		} `json:"run"`
 	}
 
@@ -46,6 +48,7 @@ func StudyFigure(res *result.Result) (fig Figure, named bool) {
 	}
 
 	fig.Cost = spec.Run.CompareCost
+	fig.Judging = JudgingOf(spec.Run.MinEffect, spec.Run.Reference)
 
 	switch by := spec.Run.CompareBy; by {
 	case "":

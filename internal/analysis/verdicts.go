@@ -30,17 +30,20 @@ var MatrixMetrics = []MatrixMetric{
 // MatrixVerdicts compares the variants on each target, per operation and
 // metric, from the trials' measured phases; ratios pair variants within a
 // round. With one variant on several targets it compares the targets too.
-func MatrixVerdicts(m *result.Matrix) []result.MatrixVerdict {
+//
+// Each is compared with the reference j declares, or the first variant
+// (target): never with the best of the same data.
+func MatrixVerdicts(m *result.Matrix, j Judging) []result.MatrixVerdict {
 	var out []result.MatrixVerdict
 
 	for _, t := range m.Targets {
-		out = append(out, compareTrials(m, t.Name, t.Name, func(tr result.Trial) string { return tr.Variant })...)
+		out = append(out, compareTrials(m, t.Name, t.Name, j.among(m.Variants), func(tr result.Trial) string { return tr.Variant })...)
 	}
 
 	// With one variant on several targets the question is which target is
 	// faster: compare the targets, pairing trials by round.
 	if len(m.Variants) == 1 && len(m.Targets) > 1 {
-		out = append(out, compareTrials(m, "", CrossTarget, func(tr result.Trial) string { return tr.Target })...)
+		out = append(out, compareTrials(m, "", CrossTarget, j.among(targetNames(m)), func(tr result.Trial) string { return tr.Target })...)
 	}
 
 	return out
@@ -53,7 +56,7 @@ const CrossTarget = "*"
 // compareTrials gives verdicts per operation and metric over the trials of
 // target (all trials when target is empty), comparing the groups that
 // group names (variants, or targets); label is the verdicts' Target.
-func compareTrials(m *result.Matrix, target, label string, group func(result.Trial) string) []result.MatrixVerdict {
+func compareTrials(m *result.Matrix, target, label string, j Judging, group func(result.Trial) string) []result.MatrixVerdict {
 	var out []result.MatrixVerdict
 
 	for _, opName := range trialOperations(m, target) {
@@ -77,7 +80,7 @@ func compareTrials(m *result.Matrix, target, label string, group func(result.Tri
 			}
 
 			mv := result.MatrixVerdict{Target: label, Operation: opName, Metric: metric.Name}
-			for _, v := range verdict.Compare(samples, metric.Dir, verdict.Options{Alpha: MatrixAlpha, Design: verdict.Paired}) {
+			for _, v := range verdict.Compare(samples, metric.Dir, j.options(MatrixAlpha, verdict.Paired, "round")) {
 				mv.Variants = append(mv.Variants, result.CellVerdict{
 					Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi), Best: v.Best,
 					Ratio: finite(v.Ratio), RatioLo: finite(v.RatioLo), RatioHi: finite(v.RatioHi), P: finite(v.P),

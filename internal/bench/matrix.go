@@ -110,7 +110,7 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 		}
 	}
 
-	m.Verdicts = analysis.MatrixVerdicts(m)
+	m.Verdicts = analysis.MatrixVerdicts(m, analysis.JudgingOf(base.Run.MinEffect, base.Run.Reference))
 
 	res := &result.Result{
 		SchemaVersion:     result.SchemaVersion,

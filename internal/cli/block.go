@@ -66,16 +66,10 @@ func hasRunBlocks(spec *workload.Spec) bool {
 // printFilesBlock prints the comparison block of compare's files: each
 // file (or matrix cell) ranked on the first operation's median latency,
 // from its intervals.
-func printFilesBlock(w io.Writer, files []*analysis.File) {
-	names := make([]string, 0, len(files))
-	phases := make([]*result.Phase, 0, len(files))
-
-	for _, cf := range files {
-		names = append(names, cf.Label)
-		phases = append(phases, cf.Phase)
-	}
-
-	analysis.FilesBlock(names, phases, analysis.DefaultFigure).WriteText(w)
+func printFilesBlock(w io.Writer, files []*analysis.File, j analysis.Judging) {
+	fig := analysis.DefaultFigure
+	fig.Judging = j
+	analysis.FilesBlock(files, fig).WriteText(w)
 }
 
 // comparisonBlockMarkdown is the comparison block as a Markdown section,

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -13,12 +16,15 @@ import (
 
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/verdict"
 )
 
 // compareFlags are the options of `mongobench compare`.
 type compareFlags struct {
-	failIf   []string
-	markdown string
+	failIf    []string
+	markdown  string
+	minEffect string
+	strict    bool
 }
 
 func newCompareCommand(st *State) *cobra.Command {
@@ -27,41 +33,51 @@ func newCompareCommand(st *State) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "compare BASELINE.json RESULTS.json...",
 		Short: "Compare results files with a baseline, optionally as a CI regression gate",
-		Long: `compare reads results files written by run and compares each with the first,
-the baseline: per operation of the main phase, throughput (ops/s) and mean,
-p50, p90 and p99 latency.
+		Long: `compare reads results files written by run and compares each side with the
+first, the baseline: per operation of the main phase, throughput (ops/s) and
+mean, p50, p90 and p99 latency.
 
-A results file of variants or several targets (a matrix) contributes one
-column per cell, target × variant, in its order; its samples are the main
-phase's intervals of the cell's trials, round after round. Given alone, such a
-file compares its cells with its first one.
+A side is one results file, or several runs of the same workload: a directory
+(every results file in it) or a comma-separated list of files. Each run is one
+sample, its value the whole main phase's (percentiles from its merged
+histogram); a side's value is the median over its runs. A results file of
+variants or several targets (a matrix) contributes one side per cell, target ×
+variant, whose runs are the cell's trials; given alone, it compares its cells
+with its first one.
 
-Each file contributes its main phase's per-interval values: the table shows
-their medians, and the verdict compares each file's intervals with the
-baseline's as two independent samples: the ratio (Hodges-Lehmann estimate)
-with its 95% confidence interval from the Mann-Whitney U test. It is one of
-"1.30× higher, 95% CI 1.28×–1.32×" (the interval excludes 1), "no significant
-difference; 95% CI 0.97×–1.04×" (it contains 1), or "inconclusive: 3
-intervals, at least 4 needed". Intervals of one run are not independent, so
-the confidence intervals are optimistic (too narrow); a verdict on two single
-runs says more about those runs than about the code that produced them.
+The verdict compares each side's runs with the baseline's as independent
+samples: the ratio (Hodges-Lehmann estimate) with its 95% confidence interval
+from the Mann-Whitney U test. It is one of "1.30× higher, 95% CI 1.28×–1.32×"
+(the interval excludes 1 and the change is at least the minimum effect),
+"no meaningful difference (within ±5%; ...)" (smaller than the minimum
+effect), "no significant difference; 95% CI 0.97×–1.04×" (the interval
+contains 1), or "inconclusive: 1 run a side, at least 4 a side needed". A run
+is one observation of the machine's state: the drift between two runs (a busy
+neighbour, a warm cache) shows in none of its intervals, so one run a side
+cannot establish a change; repeat each side 4 times or more.
 
 --fail-if turns compare into a regression gate. EXPR is [OPERATION:]METRIC
 followed by a signed percentage, with METRIC any percentile (p50, p99.9,
 p99.99, ...), mean, max, throughput or error_rate: "p99 +10%" fails when some
-file's p99 of some operation is more than 10% above the baseline's and the
-verdict is a difference; "throughput -5%" when throughput dropped by more than
-5%; "get:p99.9 +10%" looks only at get (the older "p50 +5% get" also works).
-Metrics the tables do not show by default get a row of their own. It can be
-given several times.
+side's p99 of some operation is more than 10% above the baseline's (the point
+estimate) and the verdict is a difference (the 95% interval excludes no
+change, and the change is at least the minimum effect); "throughput -5%" when
+throughput dropped by more than 5%; "get:p99.9 +10%" looks only at get (the
+older "p50 +5% get" also works). A comparison that cannot be judged (too few
+runs) does not fail the gate unless --strict is given; it is said on standard
+error. Metrics the tables do not show by default get a row of their own. It can
+be given several times.
 
-The output ends with the comparison block: the files ranked on the first
-operation's p50, best first, each "N× slower (95% CI ...)", "no significant
-difference (95% CI ...)" or "inconclusive: ...".
+The output ends with the comparison block: the sides ranked on the first
+operation's p50 against the baseline, each "N× slower (95% CI ...)", "no
+significant difference (95% CI ...)" or "inconclusive: ...".
 
-Exit codes: 0 no --fail-if condition failed; 1 one did; 2 bad expression or a
-results file that cannot be read or compared.`,
+Exit codes: 0 no --fail-if condition failed; 1 one did (or, with --strict,
+one could not be judged); 2 bad expression or a results file that cannot be
+read or compared.`,
 		Example: `  mongobench compare results/before.json results/after.json
+  mongobench compare results/main/ results/pr/ --fail-if 'p99 +10%' --fail-if 'throughput -5%'
+  mongobench compare main1.json,main2.json,main3.json,main4.json pr1.json,pr2.json,pr3.json,pr4.json
   mongobench compare main.json pr.json --fail-if 'p99 +10%' --fail-if 'throughput -5%'
   mongobench compare main.json pr.json --fail-if 'find_by_id:p99.9 +10%' --fail-if 'error_rate +50%'
   mongobench compare main.json pr.json --fail-if 'p50 +5% find_by_id' --markdown comparison.md`,
@@ -74,6 +90,8 @@ results file that cannot be read or compared.`,
 	fl := c.Flags()
 	fl.StringArrayVar(&f.failIf, "fail-if", nil, "fail (exit 1) when a significant change exceeds EXPR, e.g. 'p99 +10%', 'get:p99.9 +10%' or 'throughput -5%' (repeatable)")
 	fl.StringVar(&f.markdown, "markdown", "", "also write the tables as Markdown to this file")
+	fl.StringVar(&f.minEffect, "min-effect", "", "smallest change called a difference, e.g. '5%' (the default) or '0%' for none")
+	fl.BoolVar(&f.strict, "strict", false, "with --fail-if, fail (exit 1) when a comparison cannot be judged (too few runs a side)")
 
 	return c
 }
@@ -90,6 +108,21 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		gates = append(gates, g)
 	}
 
+	var judging analysis.Judging
+
+	if f.minEffect != "" {
+		e, err := verdict.ParseMinEffect(f.minEffect)
+		if err != nil {
+			return badInput("bad --min-effect: %v", err)
+		}
+
+		judging.MinEffect = e
+	}
+
+	if f.strict && len(gates) == 0 {
+		return badInput("--strict goes with --fail-if")
+	}
+
 	ctx, stop := interruptContext(st)
 	defer stop()
 
@@ -98,16 +131,16 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		return err
 	}
 
-	ops := analysis.AddGateRows(files, analysis.CompareOperations(files), gates)
+	ops := analysis.AddGateRows(files, analysis.CompareOperations(files, judging), gates, judging)
 
 	if err := analysis.CheckOperations(gates, ops); err != nil {
 		return badInput("%v", err)
 	}
 
-	checks, failures := analysis.CheckGates(files, ops, gates)
+	checks, failures, unjudged := analysis.CheckGates(files, ops, gates)
 
 	writeCompareText(st.Stdout, files, ops)
-	printFilesBlock(st.Stdout, files)
+	printFilesBlock(st.Stdout, files, judging)
 
 	if f.markdown != "" {
 		if err := writeCompareMarkdown(f.markdown, files, ops, checks); err != nil {
@@ -125,68 +158,100 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		return failed("%d --fail-if check(s) failed", failures)
 	}
 
+	if f.strict && unjudged > 0 {
+		return failed("%d --fail-if check(s) could not be judged (--strict)", unjudged)
+	}
+
 	return nil
 }
 
-// readCompareFiles reads every results file, printing each one that cannot
-// be read or compared, and warns about files that look inconsistent or
-// incomparable.
-func readCompareFiles(ctx context.Context, st *State, paths []string) ([]*analysis.File, error) {
-	files := make([]*analysis.File, 0, len(paths))
-	bad := 0
+// readCompareFiles reads every side: a results file, a directory of
+// results files or a comma-separated list of them (repeated runs), printing
+// each file that cannot be read or compared, and warns about files that
+// look inconsistent or incomparable.
+func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysis.File, error) {
+	files := make([]*analysis.File, 0, len(args))
+	bad, total := 0, 0
 
-	for _, path := range paths {
-		res, err := result.Read(ctx, path)
-		if ctx.Err() != nil {
-			return nil, failed("interrupted while reading %s", path)
+	report := func(path string, err error) {
+		bad++
+
+		msg := err.Error()
+		if !strings.Contains(msg, path) {
+			msg = path + ": " + msg
 		}
 
-		if err == nil && res.Kind() == result.KindMatrix {
-			var cells []*analysis.File
+		fmt.Fprintln(st.Stderr, msg)
+	}
 
-			if cells, err = analysis.MatrixCells(path, res, func(i int) string { return analysis.Label(len(files) + i) }); err == nil {
-				files = append(files, cells...)
-				continue
-			}
-		}
-
-		if err == nil && res.MainPhase() == nil {
-			err = fmt.Errorf("results file %s has no phases", path)
-		}
-
-		if err == nil && len(res.MainPhase().Intervals) == 0 {
-			err = fmt.Errorf("results file %s: main phase %q has no intervals", path, res.MainPhase().Name)
-		}
-
+	for _, arg := range args {
+		paths, err := sidePaths(arg)
 		if err != nil {
-			bad++
-
-			msg := err.Error()
-			if !strings.Contains(msg, path) {
-				msg = path + ": " + msg
-			}
-
-			fmt.Fprintln(st.Stderr, msg)
+			total++
+			report(arg, err)
 
 			continue
 		}
 
-		files = append(files, &analysis.File{Label: analysis.Label(len(files)), Path: path, Res: res, Phase: res.MainPhase()})
+		var side *analysis.File
+
+		for _, path := range paths {
+			total++
+
+			res, err := result.Read(ctx, path)
+			if ctx.Err() != nil {
+				return nil, failed("interrupted while reading %s", path)
+			}
+
+			if err == nil && res.Kind() == result.KindMatrix {
+				if len(paths) > 1 {
+					report(path, fmt.Errorf("a comparison's results file is a side of its own (its cells); it cannot be one run of %s", arg))
+					continue
+				}
+
+				var cells []*analysis.File
+
+				if cells, err = analysis.MatrixCells(path, res, func(i int) string { return analysis.Label(len(files) + i) }); err == nil {
+					files = append(files, cells...)
+					continue
+				}
+			}
+
+			if err == nil && res.MainPhase() == nil {
+				err = fmt.Errorf("results file %s has no phases", path)
+			}
+
+			if err == nil && len(res.MainPhase().Intervals) == 0 {
+				err = fmt.Errorf("results file %s: main phase %q has no intervals", path, res.MainPhase().Name)
+			}
+
+			if err != nil {
+				report(path, err)
+				continue
+			}
+
+			if side == nil {
+				side = &analysis.File{Label: analysis.Label(len(files)), Path: arg, Res: res, Phase: res.MainPhase()}
+				files = append(files, side)
+			} else if name, first := res.Workload.Name, side.Res.Workload.Name; name != first {
+				fmt.Fprintf(st.Stderr, "Warning: %s ran workload %q, the other runs of %s %q\n", path, name, arg, first)
+			}
+
+			side.Runs = append(side.Runs, res.MainPhase())
+			checkCompareFile(st, path, res)
+		}
 	}
 
 	if bad > 0 {
-		return nil, badInput("%d of %d results files could not be read; nothing compared", bad, len(paths))
+		return nil, badInput("%d of %d results files could not be read; nothing compared", bad, total)
 	}
 
 	for _, cf := range files {
-		if errs := cf.Res.Check(); len(errs) > 0 {
-			fmt.Fprintf(st.Stderr, "Warning: %s (%s) is inconsistent (%d problems), compared anyway; first: %v\n",
-				cf.Label, cf.Path, len(errs), errs[0])
+		if len(cf.Runs) > 1 {
+			continue // checked run by run
 		}
 
-		if cf.Res.Status != result.StatusCompleted {
-			fmt.Fprintf(st.Stderr, "Warning: %s (%s) is from a run that was %s\n", cf.Label, cf.Path, cf.Res.Status)
-		}
+		checkCompareFile(st, cf.Path, cf.Res)
 
 		if name, base := cf.Res.Workload.Name, files[0].Res.Workload.Name; name != base {
 			fmt.Fprintf(st.Stderr, "Warning: %s (%s) ran workload %q, the baseline %q\n", cf.Label, cf.Path, name, base)
@@ -194,6 +259,53 @@ func readCompareFiles(ctx context.Context, st *State, paths []string) ([]*analys
 	}
 
 	return files, nil
+}
+
+// checkCompareFile warns about a results file that is inconsistent or
+// from a run that did not complete.
+func checkCompareFile(st *State, path string, res *result.Result) {
+	if errs := res.Check(); len(errs) > 0 {
+		fmt.Fprintf(st.Stderr, "Warning: %s is inconsistent (%d problems), compared anyway; first: %v\n", path, len(errs), errs[0])
+	}
+
+	if res.Status != result.StatusCompleted {
+		fmt.Fprintf(st.Stderr, "Warning: %s is from a run that was %s\n", path, res.Status)
+	}
+}
+
+// sidePaths lists the results files of one side of compare: the file
+// itself, the results files (*.json) of a directory in name order, or the
+// files of a comma-separated list.
+func sidePaths(arg string) ([]string, error) {
+	if strings.Contains(arg, ",") {
+		var out []string
+
+		for p := range strings.SplitSeq(arg, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+
+		return out, nil
+	}
+
+	fi, err := os.Stat(arg)
+	if err != nil || !fi.IsDir() {
+		return []string{arg}, nil //nolint:nilerr // result.Read says what is wrong with a file
+	}
+
+	matches, err := filepath.Glob(filepath.Join(arg, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+
+	if len(matches) == 0 {
+		return nil, fmt.Errorf("directory %s holds no results file (*.json)", arg)
+	}
+
+	sort.Strings(matches)
+
+	return matches, nil
 }
 
 // writeCompareText prints the comparison as plain-text tables.

@@ -377,7 +377,7 @@ func TestCompareReportInBrowser(t *testing.T) {
 		cfs = append(cfs, &analysis.File{Label: analysis.Label(i), Path: f, Res: r, Phase: r.MainPhase()})
 	}
 
-	for _, op := range analysis.CompareOperations(cfs) {
+	for _, op := range analysis.CompareOperations(cfs, analysis.Judging{}) {
 		for _, row := range analysis.CompareTable(cfs, op).Rows {
 			if c := row[len(row)-1]; c.IsVerdict && !strings.Contains(dom, ">"+html.EscapeString(c.Text)+"</td>") {
 				t.Errorf("the page lacks compare's verdict %q (%s)", c.Text, op.Name)

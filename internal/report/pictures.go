@@ -293,18 +293,11 @@ func newFilesPictures(results []*result.Result, labels []string) *picturesView {
 	metric, first := chosenFigure(on)
 	v := &picturesView{Figure: figureNote(metric, first, on), Note: analysis.CompareNote(files)}
 
-	names := make([]string, len(files))
-	phases := make([]*result.Phase, len(files))
-
-	for i, f := range files {
-		names[i], phases[i] = f.Label, f.Phase
-	}
-
-	if b := analysis.FilesBlock(names, phases, analysis.DefaultFigure); len(b.Groups) > 0 {
+	if b := analysis.FilesBlock(files, analysis.DefaultFigure); len(b.Groups) > 0 {
 		v.Blocks = append(v.Blocks, newBlockView(b))
 	}
 
-	compared := analysis.CompareOperations(files)
+	compared := analysis.CompareOperations(files, analysis.Judging{})
 	for _, op := range compared {
 		v.Tables = append(v.Tables, newTableView(analysis.CompareTable(files, op)))
 	}

@@ -196,12 +196,12 @@ func TestFilesPictures(t *testing.T) {
 		{Label: "b.json", Path: "b.json", Res: b, Phase: b.MainPhase()},
 	}
 
-	ops := analysis.CompareOperations(files)
+	ops := analysis.CompareOperations(files, analysis.Judging{})
 	if len(v.Tables) != len(ops) || !reflect.DeepEqual(v.Tables[0], newTableView(analysis.CompareTable(files, ops[0]))) {
 		t.Errorf("tables %+v, want compare's", v.Tables)
 	}
 
-	block := analysis.FilesBlock([]string{"a.json", "b.json"}, []*result.Phase{a.MainPhase(), b.MainPhase()}, analysis.DefaultFigure)
+	block := analysis.FilesBlock(files, analysis.DefaultFigure)
 	if len(v.Blocks) != 1 || !reflect.DeepEqual(v.Blocks[0], newBlockView(block)) {
 		t.Errorf("blocks %+v, want compare's block", v.Blocks)
 	}

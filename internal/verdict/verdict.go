@@ -187,8 +187,33 @@ type Options struct {
 }
 
 // DefaultMinEffect is the minimum effect size when Options.MinEffect is
-// zero: a difference smaller than 5% is "no meaningful difference".
+// zero: a difference smaller than 5% is "no meaningful difference". Five
+// percent is about what a p50 moves between identical runs on a quiet
+// machine, and the smallest change most performance questions care about.
 const DefaultMinEffect = 0.05
+
+// ParseMinEffect parses a minimum effect size written as a percentage
+// ("5%", "2.5%", "0%") into Options.MinEffect: "0%" turns the minimum off
+// (a negative MinEffect).
+func ParseMinEffect(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+
+	num, ok := strings.CutSuffix(t, "%")
+	if !ok {
+		return 0, fmt.Errorf("minimum effect %q: want a percentage such as 5%%", s)
+	}
+
+	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || math.IsNaN(f) || f < 0 || f >= 100 {
+		return 0, fmt.Errorf("minimum effect %q: want a percentage from 0%% to below 100%%", s)
+	}
+
+	if f == 0 {
+		return -1, nil
+	}
+
+	return f / 100, nil
+}
 
 func (o Options) norm() Options {
 	if !(o.Alpha > 0 && o.Alpha < 1) {
@@ -280,7 +305,11 @@ func Compare(samples []Sample, dir Direction, opts Options) []Verdict {
 	opts = opts.norm()
 
 	ref := opts.Reference
-	if ref == "" {
+	if !slices.ContainsFunc(samples, func(s Sample) bool { return s.Variant == ref && usable(s.Value) }) {
+		// No reference named, or one this comparison does not have (a
+		// target's name among variants): the first variant.
+		ref = ""
+
 		for _, s := range samples {
 			if usable(s.Value) {
 				ref = s.Variant

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mongobench/mongobench/internal/threshold"
+	"github.com/mongobench/mongobench/internal/verdict"
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
 
@@ -98,6 +99,16 @@ const PerDocFigure = "per_doc"
 // compareOn checks run.compare_by and run.compare_on: "iteration" needs a phase that runs a
 // sequence, anything else must name an operation or a composite's step.
 func (v *validator) compareOn() {
+	if e := v.s.Run.MinEffect; e != "" {
+		if _, err := verdict.ParseMinEffect(e); err != nil {
+			v.at("run.min_effect", "%v", err)
+		}
+	}
+
+	if ref := v.s.Run.Reference; ref != "" && !v.s.namesContender(ref) {
+		v.at("run.reference", "%q is neither a variant nor a target of the workload", ref)
+	}
+
 	if by := v.s.Run.CompareBy; by != "" && by != PerDocFigure {
 		if _, err := threshold.ParseMetric(by); err != nil {
 			v.at("run.compare_by", "%v (or %q for the latency per returned document)", err, PerDocFigure)
@@ -191,4 +202,28 @@ func (s *Spec) applyStepDefaults() {
 			}
 		}
 	}
+}
+
+// namesContender reports whether name can be run.reference: one of the
+// variants or of the workload's targets. A workload without variants may
+// compare targets given on the command line, which validation cannot see,
+// so any name is accepted there.
+func (s *Spec) namesContender(name string) bool {
+	if len(s.Variants) == 0 {
+		return true
+	}
+
+	for _, v := range s.Variants {
+		if v.Name == name {
+			return true
+		}
+	}
+
+	for _, t := range s.Targets {
+		if t.Name == name || (t.Name == "" && t.Kind == name) {
+			return true
+		}
+	}
+
+	return false
 }

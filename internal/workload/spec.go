@@ -252,6 +252,17 @@ type Run struct {
 	// Empty means p50.
 	CompareBy string `yaml:"compare_by" json:"compare_by,omitempty"`
 
+	// MinEffect is the smallest change a verdict calls a difference, as a
+	// percentage ("5%", the default; "0%" for none): a smaller change that
+	// the data establish is "no meaningful difference".
+	MinEffect string `yaml:"min_effect" json:"min_effect,omitempty"`
+
+	// Reference names the variant (or, comparing targets, the target) the
+	// others are compared with; empty means the first. It is declared, not
+	// chosen from the results: the best of several equal contenders is
+	// best by chance.
+	Reference string `yaml:"reference" json:"reference,omitempty"`
+
 	// CompareCost adds to each line of the comparison block its difference
 	// from the best with a confidence interval, for questions that are
 	// costs (decode cost per document = struct − none).
