@@ -136,8 +136,9 @@ func (f Figure) worse() (worse, better string) {
 }
 
 // Block is the comparison block that ends a study: for one figure, the
-// variants ranked best first within each target, and the targets ranked
-// within each variant, each against the best with its confidence interval.
+// variants within each target, and the targets within each variant, each
+// against the reference (declared, or the first) with its confidence
+// interval.
 // Terminal, Markdown and HTML render it from this model.
 type Block struct {
 	// Figure is what is compared; its Operation is filled in.
@@ -161,8 +162,8 @@ type BlockGroup struct {
 	// Title says what is ranked: "variants on fast", "targets, variant
 	// base".
 	Title string
-	// Lines are best first (growth: the first block, then the blocks
-	// that grew most).
+	// Lines are the reference first, then best first (growth: the first
+	// block, then the blocks that grew most).
 	Lines []BlockLine
 	// Answer is the group's question answered in one line (growth: the
 	// largest collection against the first), empty where the ranking is
@@ -191,7 +192,7 @@ type BlockLine struct {
 	Ratio, RatioLo, RatioHi float64
 	// Cost is the difference from the best (Figure.Cost only).
 	Cost *verdict.Cost
-	// Verdict is the line's answer in words: "fastest", "37.1× slower (95%
+	// Verdict is the line's answer in words: "reference", "37.1× slower (95%
 	// CI 33.0×–41.2×)", "no significant difference (95% CI 0.97×–1.04×)",
 	// "inconclusive: 3 rounds, at least 6 needed".
 	Verdict string
@@ -519,7 +520,7 @@ func (b Block) Markdown() string {
 			}
 		}
 	} else {
-		fmt.Fprintf(&s, "## Comparison: %s\n\nMedian of %ss; best first.\n", mdEscape(b.Figure.String()), b.Samples)
+		fmt.Fprintf(&s, "## Comparison: %s\n\nMedian of %ss; the reference first, then best first.\n", mdEscape(b.Figure.String()), b.Samples)
 	}
 
 	for _, g := range b.Groups {

@@ -34,7 +34,7 @@ func TestRunMatrixComparisonBlock(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	re := regexp.MustCompile(`\nComparison: add p50 \(median of rounds\)\n  targets:\n    fast  +[0-9.]+ms  fastest\n    slow  +[0-9.]+ms  (\d\.\d\d)× slower \(95% CI (\d\.\d\d)×–(\d\.\d\d)×\)\n`)
+	re := regexp.MustCompile(`\nComparison: add p50 \(median of rounds\)\n  targets:\n    fast  +[0-9.]+ms  reference\n    slow  +[0-9.]+ms  (\d\.\d\d)× slower \(95% CI (\d\.\d\d)×–(\d\.\d\d)×\)\n`)
 
 	m := re.FindStringSubmatch(stdout)
 	if m == nil {
@@ -47,7 +47,7 @@ func TestRunMatrixComparisonBlock(t *testing.T) {
 
 	// The Markdown file ends with the same block.
 	data, err := os.ReadFile(md)
-	if err != nil || !regexp.MustCompile(`## Comparison: add p50\n\nMedian of rounds; best first\.\n\n### targets\n\n\| \| add p50 \| verdict \|\n\|---\|---:\|---\|\n\| fast \| [0-9.]+ms \| fastest \|\n\| slow \| [0-9.]+ms \| \d\.\d\d× slower \(95% CI \d\.\d\d×–\d\.\d\d×\) \|\n$`).Match(data) {
+	if err != nil || !regexp.MustCompile(`## Comparison: add p50\n\nMedian of rounds; the reference first, then best first\.\n\n### targets\n\n\| \| add p50 \| verdict \|\n\|---\|---:\|---\|\n\| fast \| [0-9.]+ms \| reference \|\n\| slow \| [0-9.]+ms \| \d\.\d\d× slower \(95% CI \d\.\d\d×–\d\.\d\d×\) \|\n$`).Match(data) {
 		t.Errorf("Markdown does not end with the block (%v):\n%s", err, data)
 	}
 

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,27 +94,44 @@ func writeCompareRun(t *testing.T, path string, run compareRun) {
 	readResults(t, path) // fails the test if Check objects
 }
 
-// compareFixture holds the results files shared by the compare tests.
+// compareFixture holds the sides shared by the compare tests: directories
+// of five runs each.
 type compareFixture struct {
 	base string // the baseline
 	cand string // find_by_id's p99 30% higher, everything else equal
-	same string // a second run identical to base
+	same string // five more runs like base's
 	slow string // find_by_id's throughput 20% lower (160 instead of 200 ops/s)
+}
+
+// writeCompareSide writes runs of run into a new directory dir, one seed
+// each from seed on.
+func writeCompareSide(t *testing.T, dir string, run compareRun, runs int) {
+	t.Helper()
+
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	for i := range runs {
+		r := run
+		r.seed = run.seed + uint64(i)
+		writeCompareRun(t, filepath.Join(dir, fmt.Sprintf("run%d.json", i)), r)
+	}
 }
 
 // TestCompare runs the compare tests on results files written once.
 func TestCompare(t *testing.T) {
 	dir := t.TempDir()
 	fx := &compareFixture{
-		base: filepath.Join(dir, "base.json"),
-		cand: filepath.Join(dir, "cand.json"),
-		same: filepath.Join(dir, "same.json"),
-		slow: filepath.Join(dir, "slow.json"),
+		base: filepath.Join(dir, "base"),
+		cand: filepath.Join(dir, "cand"),
+		same: filepath.Join(dir, "same"),
+		slow: filepath.Join(dir, "slow"),
 	}
-	writeCompareRun(t, fx.base, compareRun{tail: 1, finds: 200, seed: 10})
-	writeCompareRun(t, fx.cand, compareRun{tail: 1.3, finds: 200, seed: 11})
-	writeCompareRun(t, fx.same, compareRun{tail: 1, finds: 200, seed: 10})
-	writeCompareRun(t, fx.slow, compareRun{tail: 1, finds: 160, seed: 10})
+	writeCompareSide(t, fx.base, compareRun{tail: 1, finds: 200, seed: 10}, 5)
+	writeCompareSide(t, fx.cand, compareRun{tail: 1.3, finds: 200, seed: 20}, 5)
+	writeCompareSide(t, fx.same, compareRun{tail: 1, finds: 200, seed: 30}, 5)
+	writeCompareSide(t, fx.slow, compareRun{tail: 1, finds: 160, seed: 10}, 5)
 
 	for _, tc := range []struct {
 		name string
@@ -128,7 +147,8 @@ func TestCompare(t *testing.T) {
 		{"UnreadableFiles", testCompareUnreadableFiles},
 		{"Markdown", testCompareMarkdown},
 		{"OutputExample", testCompareOutputExample},
-		{"TooFewIntervals", testCompareTooFewIntervals},
+		{"OneRunASide", testCompareOneRunASide},
+		{"CommaList", testCompareCommaList},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -181,12 +201,12 @@ func testCompareFailIfP99Regression(t *testing.T, fx *compareFixture) {
 	}
 
 	for _, m := range []string{"throughput", "p50", "p90"} {
-		if !regexp.MustCompile(`^no significant difference; 95% CI (0\.99|1\.00)×–1\.0[01]×$`).MatchString(v[m]) {
-			t.Errorf("%s verdict %q, want no significant difference", m, v[m])
+		if v[m] != "no meaningful difference (within ±5%; 95% CI 1.00×–1.00×)" {
+			t.Errorf("%s verdict %q, want no meaningful difference", m, v[m])
 		}
 	}
 
-	fail := regexp.MustCompile(`(?m)^FAIL --fail-if "p99 \+10%": find_by_id: B \(\S*cand\.json\) p99 \S+ → \S+: \+(29|30|31)\.\d%, .*\(p<0\.001\)$`)
+	fail := regexp.MustCompile(`(?m)^FAIL --fail-if "p99 \+10%": find_by_id: B \(\S*cand\) p99 \S+ → \S+: \+(29|30|31)\.\d%, .*\(p=0\.\d+\)$`)
 	if !fail.MatchString(stderr) {
 		t.Errorf("stderr does not name the failed p99 check:\n%s", stderr)
 	}
@@ -199,7 +219,7 @@ func testCompareFailIfP99Regression(t *testing.T, fx *compareFixture) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 
-	for _, s := range []string{"A  " + base, "B  " + cand, "not independent", "confidence intervals are", "optimistic"} {
+	for _, s := range []string{"A  " + base, "B  " + cand, "5 runs", "Each run is one sample", "Mann-Whitney"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, stdout)
 		}
@@ -253,7 +273,7 @@ func testCompareThroughputGate(t *testing.T, fx *compareFixture) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	// 200 vs 160 ops/s in every interval: exactly 1.25× slower.
+	// 200 vs 160 ops/s in every run: exactly 1.25× slower.
 	if v := verdictCells(t, stdout, "find_by_id")["throughput"]; v != "1.25× slower, 95% CI 1.25×–1.25×" {
 		t.Errorf("throughput verdict %q", v)
 	}
@@ -272,12 +292,12 @@ func testCompareIdenticalFiles(t *testing.T, fx *compareFixture) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	// The same values on both sides: an interval symmetric about 1, as
-	// narrow as the values' spread.
+	// Runs of the same kind on both sides: within the minimum effect, or
+	// no significant difference; never a difference.
 	for _, op := range []string{"find_by_id", "insert"} {
 		for m, v := range verdictCells(t, stdout, op) {
-			if !regexp.MustCompile(`^no significant difference; 95% CI (0\.99|1\.00)×–1\.0[01]×$`).MatchString(v) {
-				t.Errorf("%s %s: %q, want no significant difference", op, m, v)
+			if !regexp.MustCompile(`^(no meaningful difference \(within ±5%; 95% CI (0\.9\d|1\.0\d)×–(0\.9\d|1\.0\d)×\)|no significant difference; 95% CI 0\.9\d×–1\.0\d×)$`).MatchString(v) {
+				t.Errorf("%s %s: %q, want no (meaningful) difference", op, m, v)
 			}
 		}
 	}
@@ -379,9 +399,9 @@ func testCompareMarkdown(t *testing.T, fx *compareFixture) {
 		"## insert",
 		"| metric | A (baseline) | B | B vs A | C | C vs A |",
 		"| --- | ---: | ---: | --- | ---: | --- |",
-		"| throughput | 200 ops/s | 200 ops/s | no significant difference; 95% CI 1.00×–1.00× | 200 ops/s | no significant difference; 95% CI 1.00×–1.00× |",
+		"| throughput | 200 ops/s | 200 ops/s | no meaningful difference (within ±5%; 95% CI 1.00×–1.00×) | 200 ops/s | no meaningful difference (within ±5%; 95% CI 1.00×–1.00×) |",
 		"× higher, 95% CI 1.",
-		"not independent",
+		"Each run is one sample",
 		"## Checks",
 		"FAIL --fail-if",
 	} {
@@ -429,31 +449,83 @@ func testCompareOutputExample(t *testing.T, fx *compareFixture) {
 	_, _, stderr = runMain(t, "compare", base, cand, "--fail-if", "p99 +10%", "--fail-if", "throughput -5%")
 	t.Logf("stderr with --fail-if:\n%s", stderr)
 
-	// The insert table: no latency in the first interval, so 19 latency
-	// values and 20 throughput values, all equal.
-	if v := verdictCells(t, stdout, "insert"); v["p50"] != "no significant difference; 95% CI 1.00×–1.00×" {
+	// The insert table: the same latencies in every run.
+	if v := verdictCells(t, stdout, "insert"); v["p50"] != "no meaningful difference (within ±5%; 95% CI 1.00×–1.00×)" {
 		t.Errorf("insert: %v", v)
 	}
 }
 
-func testCompareTooFewIntervals(t *testing.T, _ *compareFixture) {
-	// Three intervals a side give no 95% interval: the verdict is
-	// inconclusive, and the gate does not fail but says it could not judge.
+func testCompareOneRunASide(t *testing.T, _ *compareFixture) {
+	// One run a side is one observation of the machine each: however far
+	// apart, the verdict is inconclusive, the gate says why it cannot judge
+	// and does not fail, unless --strict.
 	dir := t.TempDir()
-	short1, short2 := filepath.Join(dir, "short1.json"), filepath.Join(dir, "short2.json")
-	writeCompareRun(t, short1, compareRun{tail: 1, finds: 200, seed: 3, intervals: 3})
-	writeCompareRun(t, short2, compareRun{tail: 2, finds: 200, seed: 4, intervals: 3})
+	one, two := filepath.Join(dir, "one.json"), filepath.Join(dir, "two.json")
+	writeCompareRun(t, one, compareRun{tail: 1, finds: 200, seed: 3})
+	writeCompareRun(t, two, compareRun{tail: 2, finds: 200, seed: 4})
 
-	code, stdout, stderr := runMain(t, "compare", short1, short2, "--fail-if", "p99 +10%")
+	code, stdout, stderr := runMain(t, "compare", one, two, "--fail-if", "p99 +10%")
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	if v := verdictCells(t, stdout, "find_by_id")["p99"]; v != "inconclusive: 3 intervals, at least 4 needed" {
+	if v := verdictCells(t, stdout, "find_by_id")["p99"]; !strings.HasPrefix(v, "inconclusive: 1 run a side, at least 4 a side needed") {
 		t.Errorf("p99 verdict %q", v)
 	}
 
-	if !strings.Contains(stderr, `Warning: --fail-if "p99 +10%": find_by_id, B vs A: inconclusive: 3 intervals, at least 4 needed; not judged`) {
-		t.Errorf("stderr:\n%s", stderr)
+	for _, want := range []string{
+		"Note: --fail-if with 1 run a side can establish nothing",
+		`Warning: --fail-if "p99 +10%": find_by_id, B vs A: inconclusive: 1 run a side`,
+		"not judged",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	if !strings.Contains(stdout, "One run a side is one observation") {
+		t.Errorf("stdout does not explain one run a side:\n%s", stdout)
+	}
+
+	code, _, stderr = runMain(t, "compare", one, two, "--fail-if", "p99 +10%", "--strict")
+	if code != ExitFailed || !strings.Contains(stderr, "could not be judged (--strict)") {
+		t.Errorf("--strict: exit %d\n%s", code, stderr)
+	}
+
+	if code, _, stderr := runMain(t, "compare", one, two, "--strict"); code != ExitBadInput || !strings.Contains(stderr, "--strict goes with --fail-if") {
+		t.Errorf("--strict alone: exit %d\n%s", code, stderr)
+	}
+
+	if code, _, stderr := runMain(t, "compare", one, two, "--min-effect", "5"); code != ExitBadInput || !strings.Contains(stderr, "--min-effect") {
+		t.Errorf("--min-effect 5: exit %d\n%s", code, stderr)
+	}
+}
+
+func testCompareCommaList(t *testing.T, fx *compareFixture) {
+	// A comma-separated list is a side as a directory is: the same verdicts.
+	list := func(dir string) string {
+		m, err := filepath.Glob(filepath.Join(dir, "*.json"))
+		if err != nil || len(m) != 5 {
+			t.Fatalf("%s: %v %v", dir, m, err)
+		}
+
+		return strings.Join(m, ",")
+	}
+
+	_, fromDirs, _ := runMain(t, "compare", fx.base, fx.cand)
+	code, fromLists, stderr := runMain(t, "compare", list(fx.base), list(fx.cand))
+
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+
+	if a, b := verdictCells(t, fromDirs, "find_by_id"), verdictCells(t, fromLists, "find_by_id"); !reflect.DeepEqual(a, b) {
+		t.Errorf("directories %v, lists %v", a, b)
+	}
+
+	// A directory without results files is bad input.
+	empty := t.TempDir()
+	if code, _, stderr := runMain(t, "compare", fx.base, empty); code != ExitBadInput || !strings.Contains(stderr, "holds no results file") {
+		t.Errorf("empty directory: exit %d\n%s", code, stderr)
 	}
 }

@@ -16,7 +16,7 @@ func testCompareFailIfAnyMetric(t *testing.T, fx *compareFixture) {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailed, stdout, stderr)
 	}
 
-	fail := regexp.MustCompile(`(?m)^FAIL --fail-if "find_by_id:p99\.9 \+10%": find_by_id: B \(\S*cand\.json\) p99\.9 \S+ → \S+: \+(2\d|3\d)\.\d%, 1\.\d\d× higher`)
+	fail := regexp.MustCompile(`(?m)^FAIL --fail-if "find_by_id:p99\.9 \+10%": find_by_id: B \(\S*cand\) p99\.9 \S+ → \S+: \+(2\d|3\d)\.\d%, 1\.\d\d× higher`)
 	if !fail.MatchString(stderr) || strings.Count(stderr, "FAIL") != 1 {
 		t.Errorf("want one failure, of the p99.9 gate:\n%s", stderr)
 	}
@@ -34,7 +34,7 @@ func testCompareFailIfAnyMetric(t *testing.T, fx *compareFixture) {
 	}
 
 	// And the output ends with the comparison block of the files.
-	if !strings.Contains(stdout, "\nComparison: find_by_id p50 (median of intervals)\n  files:\n") {
+	if !strings.Contains(stdout, "\nComparison: find_by_id p50 (median of runs)\n  files:\n") {
 		t.Errorf("no comparison block:\n%s", stdout)
 	}
 }

@@ -170,8 +170,10 @@ func writeMatrix(w io.Writer, m *result.Matrix, markdown bool) {
 	if len(m.Verdicts) == 0 {
 		fmt.Fprintf(w, "\nNo trial measured anything: nothing to compare.\n")
 	} else {
-		fmt.Fprintf(w, "\nMedians over %d round(s); verdicts compare %s by the median of per-round ratios with its\n"+
-			"distribution-free 95%% CI: a difference when the CI excludes 1, inconclusive below %d rounds.\n",
+		fmt.Fprintf(w, "\nMedians over %d round(s); verdicts compare %s with the reference (the first, or\n"+
+			"run.reference) by the median of per-round ratios with its distribution-free 95%% CI: a\n"+
+			"difference when the CI excludes 1 and the change is at least the minimum effect (run.min_effect,\n"+
+			"5%% by default), inconclusive below %d rounds.\n",
 			m.Rounds, what, verdict.MinSamples(verdict.Paired, analysis.MatrixAlpha))
 	}
 

@@ -369,17 +369,8 @@ func applyOverrides(spec *workload.Spec, f *runFlags) {
 		}
 	}
 
-	for _, d := range []time.Duration{spec.Trials.Duration.D(), f.duration} {
-		if d <= 0 {
-			continue
-		}
-
-		for _, p := range phases {
-			if p.Duration > 0 {
-				p.Duration = workload.Duration(d)
-			}
-		}
-	}
+	spec.SetDuration(spec.Trials.Duration.D())
+	spec.SetDuration(f.duration)
 }
 
 // exitVerdict turns how the run ended into the exit code, with a message.

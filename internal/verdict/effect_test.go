@@ -130,3 +130,22 @@ func TestOneRunASide(t *testing.T) {
 		t.Errorf("%+v", b)
 	}
 }
+
+// TestProportion checks the Wilson interval against values computed by
+// hand from its formula (z = 1.95996).
+func TestProportion(t *testing.T) {
+	for _, tc := range []struct {
+		k, n      int
+		p, lo, hi float64
+	}{
+		{0, 20, 0, 0, 0.1611},
+		{3, 60, 0.05, 0.0171, 0.1370},
+		{20, 20, 1, 0.8389, 1},
+		{15, 20, 0.75, 0.5313, 0.8881},
+	} {
+		p, lo, hi := Proportion(tc.k, tc.n, 0.05)
+		if math.Abs(p-tc.p) > 1e-9 || math.Abs(lo-tc.lo) > 5e-4 || math.Abs(hi-tc.hi) > 5e-4 {
+			t.Errorf("%d of %d: %.4f [%.4f, %.4f], want %.4f [%.4f, %.4f]", tc.k, tc.n, p, lo, hi, tc.p, tc.lo, tc.hi)
+		}
+	}
+}

@@ -552,6 +552,12 @@ func compareWith(v, ref *variant, dir Direction, opts Options) Verdict {
 		e = pairedLogRatio(v, ref, opts.Alpha)
 	}
 
+	if e.enough && constantEqual(v.values, ref.values) {
+		// The same value everywhere (zero errors on both sides, say): no
+		// change at all, whatever the logarithms of zeros make of it.
+		e.theta, e.lo, e.hi = 0, 0, 0
+	}
+
 	out.P, out.Used, out.Needed = e.p, e.used, e.needed
 
 	// Worse/reference is value/reference for latencies, the inverse for
@@ -652,6 +658,18 @@ func resolvingSamples(e estimate, band float64, opts Options) int {
 	}
 
 	return max(int(n), e.used+1)
+}
+
+// constantEqual reports whether every value of a and b is one and the same.
+func constantEqual(a, b []float64) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+
+	x := a[0]
+
+	return !slices.ContainsFunc(a, func(v float64) bool { return v != x }) &&
+		!slices.ContainsFunc(b, func(v float64) bool { return v != x })
 }
 
 // countText says how many samples an inconclusive comparison had.
@@ -1186,4 +1204,61 @@ func formatRatio(r float64) string {
 	default:
 		return fmt.Sprintf("%.0f×", r)
 	}
+}
+
+// Proportion is the Wilson score interval of k successes in n trials at
+// level 1−alpha: the interval an error rate or a power is quoted with
+// ("3 of 60, 5.0%, 95% CI 1.7%–13.7%"). It stays inside [0, 1] and is
+// sensible at k = 0 and k = n, where the normal approximation is not.
+func Proportion(k, n int, alpha float64) (p, lo, hi float64) {
+	if n <= 0 {
+		return math.NaN(), 0, 1
+	}
+
+	alpha = Options{Alpha: alpha}.norm().Alpha
+	z := normalQuantile(1 - alpha/2)
+	nf := float64(n)
+	p = float64(k) / nf
+
+	den := 1 + z*z/nf
+	centre := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+
+	return p, math.Max(0, centre-half), math.Min(1, centre+half)
+}
+
+// normalQuantile is the standard normal quantile function, by bisection of
+// math.Erf (ample for interval bounds).
+func normalQuantile(q float64) float64 {
+	lo, hi := -10.0, 10.0
+	for range 100 {
+		mid := (lo + hi) / 2
+		if 0.5*(1+math.Erf(mid/math.Sqrt2)) < q {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+
+	return (lo + hi) / 2
+}
+
+// PairedCritical is k of the paired interval at n rounds: the interval is
+// the k-th smallest to the k-th largest per-round ratio, so a difference
+// needs at least n−k+1 rounds on one side; 0 when n rounds give no
+// interval.
+func PairedCritical(n int, alpha float64) int {
+	return signCritical(n, Options{Alpha: alpha}.norm().Alpha)
+}
+
+// PairedLevel is the exact false-positive rate of a paired verdict at n
+// rounds, two-sided: the chance that pure noise puts n−k+1 or more of n
+// rounds on one side (2·½⁶ = 3.1% at 6 rounds).
+func PairedLevel(n int, alpha float64) float64 {
+	k := PairedCritical(n, alpha)
+	if k < 1 {
+		return 0
+	}
+
+	return math.Min(1, 2*binomCDF(n, k-1))
 }

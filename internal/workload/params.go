@@ -342,6 +342,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// SetDuration sets the measured duration of every phase timed by a
+// duration (trials.duration, --duration); phases that end by other means
+// keep theirs. Non-positive durations change nothing.
+func (s *Spec) SetDuration(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+
+	phases, _ := s.PhaseList()
+	for _, p := range phases {
+		if p.Duration > 0 {
+			p.Duration = Duration(d)
+		}
+	}
+}
+
 // SetMaxOperations applies --max-operations: it caps every phase that
 // runs for a duration or a number of operations. It is an error when no
 // phase does (phases driven by stages or blocks end by those).
