@@ -65,9 +65,9 @@ type Config struct {
 	Rounds int
 	// Trial is the measured duration of each trial.
 	Trial time.Duration
-	// Effect is the planted difference in p50 (0.2: B's p50 20% above
-	// A's), for the power experiments; 0 skips them.
-	Effect float64
+	// Effects are the planted differences in p50 (0.2: B's p50 20% above
+	// A's), one set of power experiments each; none skips them.
+	Effects []float64
 	// Gates are the --fail-if expressions checked in A/A pairs.
 	Gates []analysis.Gate
 	// RunsPerSide is the number of runs a side of each gate experiment;
@@ -101,12 +101,8 @@ type Report struct {
 	// verdict: the sign test's exact level at Rounds.
 	Stated float64
 
-	// Power counts the A/B experiments whose p50 verdict found the planted
-	// difference in the right direction; PlantedRatio is the p50 ratio
-	// measured between the two servers (median over experiments).
-	Power        Count
-	PlantedRatio float64
-	PlantedDelay time.Duration
+	// Power is one entry per planted effect.
+	Power []Power
 
 	// Resolve is the smallest p50 difference the rounds detect with 80%
 	// power (and its 95% interval over experiments), from the spread of
@@ -115,6 +111,19 @@ type Report struct {
 
 	// Gate counts the A/A pairs of sides whose gates failed.
 	Gate Count
+}
+
+// Power is what the experiments with one planted difference found.
+type Power struct {
+	// Effect is the planted p50 difference (0.2 for 20%).
+	Effect float64
+	// Found counts the A/B experiments whose p50 verdict found the
+	// difference in the right direction.
+	Found Count
+	// Ratio is the p50 ratio measured between the two servers (median
+	// over experiments), and Delay the second server's reply delay.
+	Ratio float64
+	Delay time.Duration
 }
 
 // Count is k of n, with its proportion's 95% interval.
@@ -233,34 +242,17 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
 	// A/B: a second server whose delay is set so that the measured p50 is
 	// Effect above the first's (the round trip and the client's own time
 	// are in both).
-	if cfg.URI == "" && cfg.Effect > 0 && len(p50s) > 0 {
-		measured := time.Duration(median(p50s) * float64(time.Microsecond))
-		overhead := max(measured-cfg.Delay, 0)
-		planted := time.Duration(float64(cfg.Delay+overhead)*(1+cfg.Effect)) - overhead
-		rep.PlantedDelay = planted
+	if cfg.URI != "" || len(p50s) == 0 {
+		cfg.Effects = nil
+	}
 
-		srvB, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(planted)})
+	for _, effect := range cfg.Effects {
+		pw, err := c.power(ctx, uriA, effect, median(p50s), progress)
+		rep.Power = append(rep.Power, pw)
+
 		if err != nil {
-			return rep, fmt.Errorf("starting the second test server: %w", err)
+			return rep, err
 		}
-		defer srvB.Close()
-
-		var ratios []float64
-
-		for e := range cfg.Experiments {
-			m, err := c.matrix(ctx, uriA, srvB.URI(), cfg.Rounds)
-			if err != nil {
-				return rep, err
-			}
-
-			found, ratio := plantedFound(m)
-			rep.Power.Add(found)
-			ratios = append(ratios, ratio)
-
-			progress("A/B %d/%d: p50 %.2f× (%s)\n", e+1, cfg.Experiments, ratio, map[bool]string{true: "found", false: "missed"}[found])
-		}
-
-		rep.PlantedRatio = median(ratios)
 	}
 
 	// Gates: RunsPerSide runs of the baseline, then as many of the
@@ -283,6 +275,42 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
 	}
 
 	return rep, nil
+}
+
+// power runs the A/B experiments of one planted effect: a second test
+// server whose delay is set so that the measured p50 is effect above the
+// first's (the round trip and the client's own time are in both; p50 is
+// the first server's measured median, in µs).
+func (c *calibration) power(ctx context.Context, uriA string, effect, p50 float64, progress Progress) (Power, error) {
+	cfg := c.cfg
+	measured := time.Duration(p50 * float64(time.Microsecond))
+	overhead := max(measured-cfg.Delay, 0)
+	pw := Power{Effect: effect, Delay: time.Duration(float64(cfg.Delay+overhead)*(1+effect)) - overhead}
+
+	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(pw.Delay)})
+	if err != nil {
+		return pw, fmt.Errorf("starting the second test server: %w", err)
+	}
+	defer srv.Close()
+
+	var ratios []float64
+
+	for e := range cfg.Experiments {
+		m, err := c.matrix(ctx, uriA, srv.URI(), cfg.Rounds)
+		if err != nil {
+			return pw, err
+		}
+
+		found, ratio := plantedFound(m, cfg.Judging)
+		pw.Found.Add(found)
+		ratios = append(ratios, ratio)
+		pw.Ratio = median(ratios)
+
+		progress("A/B +%.0f%% %d/%d: p50 %.2f× (%s)\n", 100*effect, e+1, cfg.Experiments, ratio,
+			map[bool]string{true: "found", false: "missed"}[found])
+	}
+
+	return pw, nil
 }
 
 // calibration is a calibration in progress.
@@ -453,8 +481,8 @@ func trialP50s(m *result.Matrix) []float64 {
 
 // plantedFound reports whether the p50 verdict of an A/B matrix is a
 // difference with b slower, and the measured ratio.
-func plantedFound(m *result.Matrix) (bool, float64) {
-	for _, mv := range analysis.MatrixVerdicts(m, analysis.Judging{}) {
+func plantedFound(m *result.Matrix, j analysis.Judging) (bool, float64) {
+	for _, mv := range analysis.MatrixVerdicts(m, j) {
 		if mv.Target != analysis.CrossTarget || mv.Metric != "p50" {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // WriteText prints the report for a terminal; its last line is the answer:
@@ -31,10 +32,13 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "    %-10s %s\n", m, r.AAByMetric[m])
 	}
 
-	if r.Power.N > 0 {
-		fmt.Fprintf(w, "\nPlanted difference: a second server replying in %s, measured p50 %.2f× the first's:\n", r.PlantedDelay, r.PlantedRatio)
-		fmt.Fprintf(w, "  found (p50 \"difference\", the right way) in %s experiments\n", r.Power)
-	} else if c.Effect > 0 {
+	for _, pw := range r.Power {
+		fmt.Fprintf(w, "\nPlanted %.0f%% p50 difference: a second server replying in %s, measured p50 %.2f× the first's:\n",
+			100*pw.Effect, pw.Delay.Round(time.Microsecond), pw.Ratio)
+		fmt.Fprintf(w, "  found (p50 \"difference\", the right way) in %s experiments\n", pw.Found)
+	}
+
+	if len(r.Power) == 0 && len(c.Effects) > 0 {
 		fmt.Fprintln(w, "\nPlanted difference: not measured (it needs the built-in test server, whose delay calibration sets)")
 	}
 
@@ -64,8 +68,8 @@ func (r *Report) Summary() string {
 
 	s := fmt.Sprintf("On this machine: false \"difference\" %s of verdicts (stated ≤ %.1f%%), gate false failures %s",
 		p(r.AA), 100*r.Stated, p(r.Gate))
-	if r.Power.N > 0 {
-		s += fmt.Sprintf(", power for a %.0f%% p50 difference %s", 100*r.Config.Effect, p(r.Power))
+	for _, pw := range r.Power {
+		s += fmt.Sprintf(", power for a %.0f%% p50 difference %s", 100*pw.Effect, p(pw.Found))
 	}
 
 	return s + "."

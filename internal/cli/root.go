@@ -125,6 +125,7 @@ command gracefully.`,
 		newMergeCommand(st),
 		newKubeCommand(st),
 		newFinishCommand(st),
+		newCalibrateCommand(st),
 	)
 
 	return root

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCalibrateBadInput: every bad flag is a one-line message and exit 2,
+// before anything runs.
+func TestCalibrateBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--experiments", "0"}, "--experiments must be between 1 and 1000"},
+		{[]string{"--rounds", "-1"}, "--rounds must be between 1 and 1000"},
+		{[]string{"--runs", "0"}, "--runs must be between 1 and 1000"},
+		{[]string{"--trial", "0s"}, "--trial must be positive"},
+		{[]string{"--effect", "20"}, `bad --effect "20"`},
+		{[]string{"--min-effect", "100%"}, "bad --min-effect"},
+		{[]string{"--fail-if", "p99 10%"}, "--fail-if"},
+		{[]string{"workloads/quickstart.yaml"}, "a workload of your own needs --uri"},
+		{[]string{"--uri", "http://x"}, "--uri: the connection string must start with mongodb://"},
+	} {
+		code, stdout, stderr := runMain(t, append([]string{"calibrate"}, tc.args...)...)
+		if code != ExitBadInput || !strings.Contains(stderr, tc.want) || stdout != "" {
+			t.Errorf("%v: exit %d, want 2 and %q\nstdout:\n%s\nstderr:\n%s", tc.args, code, tc.want, stdout, stderr)
+		}
+
+		if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
+			t.Errorf("%v: %d lines of error, want one:\n%s", tc.args, n+1, stderr)
+		}
+	}
+}
+
+// TestCalibrateRuns runs the smallest calibration through the command line:
+// progress on standard error, the report on standard output, its last line
+// the answer.
+func TestCalibrateRuns(t *testing.T) {
+	code, stdout, stderr := runMain(t, "calibrate", "--experiments", "1", "--trial", "100ms", "--runs", "2", "--effect", "100%")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	for _, want := range []string{"A/A 1/1:", "A/B +100% 1/1:", "gate 1/1:"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if !strings.HasPrefix(lines[0], "Calibration against the built-in test server") ||
+		!strings.HasPrefix(lines[len(lines)-1], "On this machine: false \"difference\" ") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}
