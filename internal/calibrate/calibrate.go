@@ -59,8 +59,13 @@ type Config struct {
 	URI string
 	// Delay is the built-in test server's reply delay.
 	Delay time.Duration
-	// Experiments is the number of experiments of each kind.
+	// Experiments is the number of experiments of each kind, unless one
+	// of the counts below says otherwise.
 	Experiments int
+	// AA, AB and GatePairs are the numbers of A/A experiments, of A/B
+	// experiments per planted effect, and of gate pairs; 0 means
+	// Experiments.
+	AA, AB, GatePairs int
 	// Rounds is the number of rounds of each A/A and A/B comparison.
 	Rounds int
 	// Trial is the measured duration of each trial.
@@ -166,6 +171,12 @@ func (c *Config) defaults() error {
 		c.Experiments = 10
 	}
 
+	for _, n := range []*int{&c.AA, &c.AB, &c.GatePairs} {
+		if *n <= 0 {
+			*n = c.Experiments
+		}
+	}
+
 	if c.Rounds <= 0 {
 		c.Rounds = workload.DefaultRounds
 	}
@@ -224,7 +235,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
 	// A/A: one server under two names, compared in interleaved rounds.
 	var p50s []float64
 
-	for e := range cfg.Experiments {
+	for e := range cfg.AA {
 		m, err := c.matrix(ctx, uriA, uriA, cfg.Rounds)
 		if err != nil {
 			return rep, err
@@ -234,7 +245,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
 		c.logRatios = append(c.logRatios, p50LogRatios(m))
 		p50s = append(p50s, trialP50s(m)...)
 
-		progress("A/A %d/%d: %d of %d verdicts said \"difference\"\n", e+1, cfg.Experiments, diffs, c.lastVerdicts)
+		progress("A/A %d/%d: %d of %d verdicts said \"difference\"\n", e+1, cfg.AA, diffs, c.lastVerdicts)
 	}
 
 	rep.Resolve, rep.ResolveLo, rep.ResolveHi = resolvable(c.logRatios, cfg)
@@ -257,7 +268,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
 
 	// Gates: RunsPerSide runs of the baseline, then as many of the
 	// candidate (the same server): a CI job's two sides.
-	for e := range cfg.Experiments {
+	for e := range cfg.GatePairs {
 		a, err := c.matrix(ctx, uriA, "", cfg.RunsPerSide)
 		if err != nil {
 			return rep, err
@@ -271,7 +282,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
 		failed := c.gateFails(a, b)
 		rep.Gate.Add(failed)
 
-		progress("gate %d/%d: %s\n", e+1, cfg.Experiments, map[bool]string{true: "failed", false: "passed"}[failed])
+		progress("gate %d/%d: %s\n", e+1, cfg.GatePairs, map[bool]string{true: "failed", false: "passed"}[failed])
 	}
 
 	return rep, nil
@@ -295,7 +306,7 @@ func (c *calibration) power(ctx context.Context, uriA string, effect, p50 float6
 
 	var ratios []float64
 
-	for e := range cfg.Experiments {
+	for e := range cfg.AB {
 		m, err := c.matrix(ctx, uriA, srv.URI(), cfg.Rounds)
 		if err != nil {
 			return pw, err
@@ -306,7 +317,7 @@ func (c *calibration) power(ctx context.Context, uriA string, effect, p50 float6
 		ratios = append(ratios, ratio)
 		pw.Ratio = median(ratios)
 
-		progress("A/B +%.0f%% %d/%d: p50 %.2f× (%s)\n", 100*effect, e+1, cfg.Experiments, ratio,
+		progress("A/B +%.0f%% %d/%d: p50 %.2f× (%s)\n", 100*effect, e+1, cfg.AB, ratio,
 			map[bool]string{true: "found", false: "missed"}[found])
 	}
 

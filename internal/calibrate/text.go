@@ -16,7 +16,8 @@ func (r *Report) WriteText(w io.Writer) {
 	c := r.Config
 
 	fmt.Fprintf(w, "Calibration against %s\n", r.Against)
-	fmt.Fprintf(w, "workload %q, %d experiments of each kind, %d rounds, %s trials\n\n", c.Spec.Name, c.Experiments, c.Rounds, c.Trial)
+	fmt.Fprintf(w, "workload %q, %d A/A experiments, %d A/B experiments per effect, %d gate pairs; %d rounds, %s trials\n\n",
+		c.Spec.Name, c.AA, c.AB, c.GatePairs, c.Rounds, c.Trial)
 
 	fmt.Fprintf(w, "A/A verdicts (one server under two names, %d rounds each):\n", c.Rounds)
 	fmt.Fprintf(w, "  \"difference\" in %s; the method states at most %.1f%% per verdict\n", r.AA, 100*r.Stated)

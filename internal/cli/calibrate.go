@@ -20,6 +20,8 @@ type calibrateFlags struct {
 	uri         string
 	delay       time.Duration
 	experiments int
+	aa, ab      int
+	gatePairs   int
 	rounds      int
 	trial       time.Duration
 	effect      string
@@ -70,7 +72,10 @@ about 7 minutes, by default. Ctrl-C stops it with what was measured.`,
 	fl := c.Flags()
 	fl.StringVar(&f.uri, "uri", "", "calibrate against this server (default: the built-in test server)")
 	fl.DurationVar(&f.delay, "delay", time.Millisecond, "the built-in test server's reply delay")
-	fl.IntVar(&f.experiments, "experiments", 10, "experiments of each kind")
+	fl.IntVar(&f.experiments, "experiments", 10, "experiments of each kind (unless --aa, --ab or --gate-pairs say otherwise)")
+	fl.IntVar(&f.aa, "aa", 0, "A/A experiments (default --experiments)")
+	fl.IntVar(&f.ab, "ab", 0, "A/B experiments per planted effect (default --experiments)")
+	fl.IntVar(&f.gatePairs, "gate-pairs", 0, "A/A pairs of sides for the gate (default --experiments)")
 	fl.IntVar(&f.rounds, "rounds", workload.DefaultRounds, "rounds of each A/A and A/B comparison")
 	fl.DurationVar(&f.trial, "trial", time.Second, "measured duration of each trial")
 	fl.StringVar(&f.effect, "effect", "20%", "planted p50 differences of the A/B experiments, comma-separated ('20%,100%'; '0%' skips them)")
@@ -84,13 +89,15 @@ about 7 minutes, by default. Ctrl-C stops it with what was measured.`,
 
 func runCalibrate(st *State, args []string, f *calibrateFlags) error {
 	cfg := calibrate.Config{
-		URI: f.uri, Delay: f.delay, Experiments: f.experiments, Rounds: f.rounds, Trial: f.trial,
+		URI: f.uri, Delay: f.delay, Experiments: f.experiments, AA: f.aa, AB: f.ab, GatePairs: f.gatePairs, Rounds: f.rounds, Trial: f.trial,
 		RunsPerSide: f.runs, Version: Version(), Seed: 1,
 	}
 
 	switch {
 	case f.experiments < 1 || f.experiments > 1000:
 		return badInput("--experiments must be between 1 and 1000, not %d", f.experiments)
+	case f.aa < 0 || f.ab < 0 || f.gatePairs < 0 || f.aa > 1000 || f.ab > 1000 || f.gatePairs > 1000:
+		return badInput("--aa, --ab and --gate-pairs must be between 1 and 1000")
 	case f.rounds < 1 || f.rounds > 1000:
 		return badInput("--rounds must be between 1 and 1000, not %d", f.rounds)
 	case f.runs < 1 || f.runs > 1000:
@@ -154,8 +161,7 @@ func runCalibrate(st *State, args []string, f *calibrateFlags) error {
 		}
 	}
 
-	fmt.Fprintf(st.Stderr, "Calibrating: %d experiments of each kind, %d rounds, %s trials (Ctrl-C stops with what was measured)\n",
-		f.experiments, f.rounds, f.trial)
+	fmt.Fprintf(st.Stderr, "Calibrating: %d rounds, %s trials (Ctrl-C stops with what was measured)\n", f.rounds, f.trial)
 
 	rep, err := calibrate.Run(ctx, cfg, func(format string, args ...any) {
 		fmt.Fprintf(st.Stderr, "  "+format, args...)
