@@ -3,6 +3,10 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/verdict"
 )
 
 // TestCalibrateBadInput: every bad flag is a one-line message and exit 2,
@@ -52,5 +56,41 @@ func TestCalibrateRuns(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "Calibration against the built-in test server") ||
 		!strings.HasPrefix(lines[len(lines)-1], "On this machine: false \"difference\" ") {
 		t.Errorf("stdout:\n%s", stdout)
+	}
+}
+
+// TestRunMinEffect: --min-effect reaches the matrix verdicts and the
+// results file. A 1 ms and a 1.5 ms server differ by less than 2× (the
+// round trip is in both): under a 99% minimum effect that is "no
+// meaningful difference", never a difference; a bad value is refused
+// before anything runs.
+func TestRunMinEffect(t *testing.T) {
+	fast := startNullServer(t, time.Millisecond)
+	slow := startNullServer(t, 1500*time.Microsecond)
+	out := outPath(t)
+
+	code, stdout, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--out", out, "--quiet", "--duration", "300ms",
+		"--no-explain", "--server-stats-interval", "0", "--min-effect", "99%",
+		"--target", "uri:name=fast,"+fast.URI(), "--target", "uri:name=slow,"+slow.URI())
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+
+	m := readMatrix(t, out)
+
+	p50 := findVerdict(m, analysis.CrossTarget, "add", "p50")
+	if p50 == nil {
+		t.Fatalf("no p50 verdict: %+v", m.Verdicts)
+	}
+
+	for _, cv := range p50.Variants {
+		if cv.Variant == "slow" && (cv.Kind != verdict.NoDifference || !strings.HasPrefix(cv.Text, "no meaningful difference (within ±99%")) {
+			t.Errorf("slow: %+v", cv)
+		}
+	}
+
+	if code, _, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--min-effect", "big"); code != ExitBadInput ||
+		!strings.Contains(stderr, "bad --min-effect") {
+		t.Errorf("--min-effect big: exit %d\n%s", code, stderr)
 	}
 }

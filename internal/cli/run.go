@@ -13,6 +13,7 @@ import (
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/runner"
 	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/verdict"
 	"github.com/mongobench/mongobench/internal/workload"
 )
 
@@ -33,6 +34,7 @@ type runFlags struct {
 	markdown      string
 	mongodBinary  string
 	rounds        int
+	minEffect     string   // --min-effect, overriding run.min_effect
 	set           []string // --set name=value, workload parameters
 	maxOps        int64    // --max-operations
 	client        string   // --client, overriding run.client
@@ -118,6 +120,10 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 				return badInput("--rounds must be between 1 and 1000")
 			}
 
+			if _, err := verdict.ParseMinEffect(f.minEffect); cmd.Flags().Changed("min-effect") && err != nil {
+				return badInput("bad --min-effect: %v", err)
+			}
+
 			if cmd.Flags().Changed("server-selection-timeout") && f.serverSelection <= 0 {
 				return badInput("--server-selection-timeout must be > 0")
 			}
@@ -162,6 +168,8 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 			"(default: the workload's run.server_selection_timeout, 5s; a serverSelectionTimeoutMS in --uri wins)")
 	fl.IntVar(&f.rounds, "rounds", 0,
 		"interleaved trial rounds of a comparison, overriding run.rounds and trials.rounds (default 6, the least for a 95% CI)")
+	fl.StringVar(&f.minEffect, "min-effect", "",
+		"smallest change a verdict calls a difference, overriding run.min_effect (default 5%; '0%' for none)")
 	fl.StringArrayVar(&f.set, "set", nil, "set a parameter declared in the workload's params block, repeatable: name=value (checked against its type)")
 	fl.Int64Var(&f.maxOps, "max-operations", 0, "stop each phase after this many operations, overriding run.max_operations")
 	addClientFlags(fl, &f)
@@ -359,6 +367,10 @@ func applyOverrides(spec *workload.Spec, f *runFlags) {
 
 	if f.client != "" {
 		spec.Run.Client = f.client
+	}
+
+	if f.minEffect != "" {
+		spec.Run.MinEffect = f.minEffect
 	}
 
 	if f.concurrency > 0 {
