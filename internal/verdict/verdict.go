@@ -610,7 +610,10 @@ func compareWith(v, ref *variant, dir Direction, opts Options) Verdict {
 		out.Text = fmt.Sprintf("no significant difference; %s CI %s", level,
 			intervalText(math.Exp(e.lo), math.Exp(e.hi)))
 
-		if n := resolvingSamples(e, band, opts); n > 0 {
+		if n := resolvingSamples(e, band, opts); n > 1000 {
+			out.Needed = n
+			out.Text += fmt.Sprintf("; over 1000 %ss%s would be needed to resolve ±%s", opts.Unit, aSide(opts), pct(effect))
+		} else if n > 0 {
 			out.Needed = n
 			out.Text += fmt.Sprintf("; ~%d %ss%s would resolve ±%s", n, opts.Unit, aSide(opts), pct(effect))
 		}
