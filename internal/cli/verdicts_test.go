@@ -239,7 +239,9 @@ func TestCompareRealRuns(t *testing.T) {
 
 	v := verdictCells(t, stdout, "add")
 
-	for metric, word := range map[string]string{"p50": "higher", "throughput": "slower"} {
+	// p50 only: on a loaded machine one of four 1-second runs can lose
+	// most of its throughput, which four runs a side cannot outvote.
+	for metric, word := range map[string]string{"p50": "higher"} {
 		m := regexp.MustCompile(`^(\d\.\d\d)× ` + word + `, 95% CI (\d\.\d\d)×–(\d\.\d\d)×$`).FindStringSubmatch(v[metric])
 		if m == nil {
 			t.Errorf("%s verdict %q, want a difference with its interval", metric, v[metric])
