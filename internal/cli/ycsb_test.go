@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/datagen"
+	"github.com/mongobench/mongobench/internal/datagen/ycsbref"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/wiretest"
 )
@@ -112,9 +112,10 @@ func grayPMF(n int, theta, zeta float64) []float64 {
 }
 
 // ycsbExpected returns the expected number of draws of each key over the
-// events that draw one, for request distribution dist (scrambled zipfian
-// or latest, theta 0.99), each event over its own key space [0, n).
-func ycsbExpected(events []ycsbEvent, dist string, size int) []float64 {
+// events that draw one, for request distribution dist (YCSB's scrambled
+// zipfian folded onto keys keys, or latest, theta 0.99), each event over
+// its own key space [0, n).
+func ycsbExpected(events []ycsbEvent, dist string, size, keys int) []float64 {
 	const theta = 0.99
 
 	zeta := make([]float64, size+1)
@@ -122,9 +123,9 @@ func ycsbExpected(events []ycsbEvent, dist string, size int) []float64 {
 		zeta[i] = zeta[i-1] + math.Pow(float64(i), -theta)
 	}
 
-	hash := func(r int) uint64 {
-		h, _ := strconv.ParseUint(datagen.KeyName("", int64(r), true), 10, 64)
-		return h
+	var scrambled []float64
+	if dist != "latest" {
+		scrambled = ycsbref.ScrambledPMF(keys, 1<<20)
 	}
 
 	exp := make([]float64, size)
@@ -137,15 +138,17 @@ func ycsbExpected(events []ycsbEvent, dist string, size int) []float64 {
 	}
 
 	for n, times := range byN {
-		p := grayPMF(int(n), theta, zeta[n])
-
-		for r, v := range p {
-			switch dist {
-			case "latest":
+		if dist == "latest" {
+			for r, v := range grayPMF(int(n), theta, zeta[n]) {
 				exp[int(n)-1-r] += times * v
-			default:
-				exp[hash(r)%uint64(n)] += times * v
 			}
+
+			continue
+		}
+
+		// YCSB draws again while the key is not inserted yet.
+		for k, v := range ycsbref.Within(scrambled, int(n)) {
+			exp[k] += times * v
 		}
 	}
 
@@ -249,7 +252,7 @@ func TestYCSBWorkloads(t *testing.T) {
 			}
 
 			checkYCSBMix(t, tc.mix, rec.events, readResults(t, out).Phases)
-			checkYCSBKeys(t, tc.dist, rec.events)
+			checkYCSBKeys(t, tc.dist, rec.events, ycsbref.Keys(ycsbRecords, ycsbOps, tc.mix["insert"]))
 
 			if tc.file == "e" {
 				checkScanLengths(t, rec.events)
@@ -334,14 +337,14 @@ func checkYCSBMix(t *testing.T, mix map[string]float64, events []ycsbEvent, phas
 
 // checkYCSBKeys compares the keys the reads, updates and scans named with
 // the request distribution's exact expectation.
-func checkYCSBKeys(t *testing.T, dist string, events []ycsbEvent) {
+func checkYCSBKeys(t *testing.T, dist string, events []ycsbEvent, keys int) {
 	t.Helper()
 
 	size := ycsbRecords + ycsbOps
 	index := make(map[string]int, size)
 
 	for k := range size {
-		index[datagen.KeyName("user", int64(k), true)] = k
+		index[ycsbref.KeyName(int64(k), 1, false)] = k
 	}
 
 	obs := make([]float64, size)
@@ -359,7 +362,7 @@ func checkYCSBKeys(t *testing.T, dist string, events []ycsbEvent) {
 		obs[k]++
 	}
 
-	exp := ycsbExpected(events, dist, size)
+	exp := ycsbExpected(events, dist, size, keys)
 	stat, bound, df := chiSquareFit(obs, exp)
 	zipf := 0.0
 

@@ -16,7 +16,7 @@ import (
 
 func init() {
 	generators["^uniform"] = &spec{args: []string{"min", "max", "counter"}, compile: compileUniform}
-	generators["^zipfian"] = &spec{args: []string{"min", "max", "counter", "theta", "scrambled"}, compile: compileZipfian}
+	generators["^zipfian"] = &spec{args: []string{"min", "max", "counter", "theta", "scrambled", "keys"}, compile: compileZipfian}
 	generators["^latest"] = &spec{args: []string{"min", "max", "counter", "theta"}, compile: compileLatest}
 	generators["^exponential"] = &spec{args: []string{"min", "max", "counter", "percentile", "fraction"}, compile: compileExponential}
 	generators["^sequential"] = &spec{args: []string{"min", "max", "counter"}, compile: compileSequential}
@@ -301,11 +301,19 @@ func (k *call) theta() float64 {
 }
 
 // zipfianGen draws keys with a Zipfian distribution: min most often, or,
-// scrambled, keys spread over the range by a hash of the rank.
+// scrambled, keys spread over the range as YCSB's ScrambledZipfianGenerator
+// spreads them (see scrambler).
 type zipfianGen struct {
 	keyRange
-	z         *zipfian
-	scrambled bool
+	z *zipfian   // not scrambled
+	s *scrambler // scrambled
+	// keys, when not 0, is the fixed number of keys from min that a
+	// scrambled draw folds its rank onto; keys beyond the range (beyond
+	// the newest of a live one) are drawn again. YCSB sizes it for the
+	// records and the inserts it expects, so that the hot keys do not move
+	// as inserts grow the key space. When 0, the draw folds onto the range
+	// as it is, which moves the hot keys whenever a live range grows.
+	keys uint64
 }
 
 func compileZipfian(k *call) *compiled {
@@ -319,27 +327,50 @@ func compileZipfian(k *call) *compiled {
 		}
 	}
 
+	var keys int64
+	if n := k.args["keys"]; n != nil {
+		keys = k.intIn("keys", 0, 1, math.MaxInt64)
+		if k.ok && !scrambled {
+			k.errorf(n, "keys applies to a scrambled zipfian (scrambled: true)")
+		}
+	}
+
 	if !k.ok {
 		return nil
 	}
 
-	return &compiled{gen: &zipfianGen{keyRange: r, z: newZipfian(k.c.env, theta).prepare(r), scrambled: scrambled}, elems: 1}
+	if scrambled {
+		return &compiled{gen: &zipfianGen{keyRange: r, s: newScrambler(theta), keys: uint64(keys)}, elems: 1}
+	}
+
+	return &compiled{gen: &zipfianGen{keyRange: r, z: newZipfian(k.c.env, theta).prepare(r)}, elems: 1}
 }
 
 func (g *zipfianGen) value(s *Scope) any {
 	lo, n := g.bounds()
-	r := g.z.rank(s, n)
 
-	if g.scrambled {
-		r = fnv64(r) % n
+	if g.s == nil {
+		return lo + int64(g.z.rank(s, n))
 	}
 
-	return lo + int64(r)
+	if g.keys == 0 {
+		return lo + int64(g.s.key(s, n))
+	}
+
+	// YCSB's CoreWorkload.nextKeynum: draw again while the key is not
+	// inserted yet.
+	for range maxScrambleRedraws {
+		if key := g.s.key(s, g.keys); key < n {
+			return lo + int64(key)
+		}
+	}
+
+	return lo + int64(g.s.key(s, min(n, g.keys)))
 }
 
-// fnv64 is the 64-bit FNV-1a hash of the eight bytes of v, low byte first:
-// it spreads consecutive ranks over the key space so that the popular keys
-// are not neighbours (which would favour a range-partitioned store).
+// fnv64 is the 64-bit FNV-1a hash of the eight bytes of v, low byte first
+// (the hash of YCSB's Utils.fnvhash64 before its absolute value: see
+// ycsbHash).
 func fnv64(v uint64) uint64 {
 	h := uint64(0xcbf29ce484222325)
 
