@@ -81,48 +81,11 @@ func (r *ycsbRecorder) record(c *wiretest.Command) {
 	}
 }
 
-// grayPMF is the exact distribution of the ranks 0..n-1 that the method of
-// Gray et al. draws for skew theta, derived from its inverse transform
-// (see datagen's goodness-of-fit tests); zeta is the sum of i^-theta for i
-// in 1..n.
-func grayPMF(n int, theta, zeta float64) []float64 {
-	zeta2 := 1 + math.Pow(0.5, theta)
-	u0 := zeta2 / zeta
-	eta := (1 - math.Pow(2/float64(n), 1-theta)) / (1 - u0)
-	b := func(r int) float64 {
-		if r >= n {
-			return 1
-		}
-
-		return min(max(1+(math.Pow(float64(r)/float64(n), 1-theta)-1)/eta, u0), 1)
-	}
-
-	p := make([]float64, n)
-	p[0] = 1 / zeta
-
-	if n > 1 {
-		p[1] = (zeta2 - 1) / zeta
-	}
-
-	for r := 2; r < n; r++ {
-		p[r] = b(r+1) - b(r)
-	}
-
-	return p
-}
-
 // ycsbExpected returns the expected number of draws of each key over the
 // events that draw one, for request distribution dist (YCSB's scrambled
-// zipfian folded onto keys keys, or latest, theta 0.99), each event over
-// its own key space [0, n).
+// zipfian folded onto keys keys, or YCSB's latest, theta 0.99), each event
+// over its own key space [0, n).
 func ycsbExpected(events []ycsbEvent, dist string, size, keys int) []float64 {
-	const theta = 0.99
-
-	zeta := make([]float64, size+1)
-	for i := 1; i <= size; i++ {
-		zeta[i] = zeta[i-1] + math.Pow(float64(i), -theta)
-	}
-
 	var scrambled []float64
 	if dist != "latest" {
 		scrambled = ycsbref.ScrambledPMF(keys, 1<<20)
@@ -139,8 +102,10 @@ func ycsbExpected(events []ycsbEvent, dist string, size, keys int) []float64 {
 
 	for n, times := range byN {
 		if dist == "latest" {
-			for r, v := range grayPMF(int(n), theta, zeta[n]) {
-				exp[int(n)-1-r] += times * v
+			// YCSB's SkewedLatestGenerator, built when the newest key
+			// was recordcount-1.
+			for k, v := range ycsbref.SkewedLatestPMF(int(n)-1, ycsbRecords-1) {
+				exp[k] += times * v
 			}
 
 			continue
@@ -428,15 +393,6 @@ func checkScanLengths(t *testing.T, events []ycsbEvent) {
 func logRecency(t *testing.T, events []ycsbEvent, index map[string]int) {
 	t.Helper()
 
-	zeta := func(n int64) float64 {
-		z := 0.0
-		for i := int64(1); i <= n; i++ {
-			z += math.Pow(float64(i), -0.99)
-		}
-
-		return z
-	}
-
 	cache := map[int64]float64{}
 	obs, exp, reads := 0.0, 0.0, 0.0
 
@@ -453,7 +409,8 @@ func logRecency(t *testing.T, events []ycsbEvent, index map[string]int) {
 
 		top, ok := cache[e.n]
 		if !ok {
-			for _, v := range grayPMF(int(e.n), 0.99, zeta(e.n))[:10] {
+			p := ycsbref.SkewedLatestPMF(int(e.n)-1, ycsbRecords-1)
+			for _, v := range p[len(p)-10:] {
 				top += v
 			}
 

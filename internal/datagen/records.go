@@ -23,8 +23,10 @@ func init() {
 
 // keyArgs are the arguments of ^key: the distribution, every argument of
 // the distributions it names, and ycsbSizing.
-var keyArgs = []string{"distribution", "min", "max", "counter", "theta", "hot_fraction", "hot_probability", "percentile", "fraction",
-	"recordcount", "operationcount", "insertproportion"}
+var keyArgs = []string{
+	"distribution", "min", "max", "counter", "theta", "hot_fraction", "hot_probability", "percentile", "fraction",
+	"recordcount", "operationcount", "insertproportion",
+}
 
 // ycsbSizing are the YCSB properties from which ^key sizes the key space
 // of its zipfian as YCSB's CoreWorkload does: recordcount keys plus
@@ -37,7 +39,9 @@ var ycsbSizing = []string{"recordcount", "operationcount", "insertproportion"}
 
 // keyDistributions maps the names YCSB's requestdistribution takes to the
 // generator that draws them and the arguments it accepts. YCSB's "zipfian"
-// is the scrambled one (the popular keys spread over the key space).
+// is the scrambled one (the popular keys spread over the key space), and
+// its "latest" is ^latest with ycsb: true (YCSB's own generator, not the
+// distribution it approximates).
 var keyDistributions = map[string]struct {
 	name string
 	args []string
@@ -91,6 +95,10 @@ func compileKey(k *call) *compiled {
 
 	if !k.ok {
 		return nil
+	}
+
+	if n.Value == "latest" {
+		sub.args["ycsb"] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}
 	}
 
 	if n.Value == "zipfian" {

@@ -316,3 +316,70 @@ func TestYCSBBytes(t *testing.T) {
 		t.Errorf("^ycsbBytes: 8 = %q", bin.Data)
 	}
 }
+
+// TestYCSBLatest checks ^key's latest, YCSB's SkewedLatestGenerator, by
+// chi-square against the reference: drawn first when 1,000 keys are
+// inserted (the generator takes eta's item count, 999, then), then over
+// 2,000 keys, where YCSB's stale eta has moved draws away from the newest
+// keys, and the oldest key is never drawn.
+func TestYCSBLatest(t *testing.T) {
+	t.Parallel()
+
+	// Without growth the reference is Gray's zipfian over the keys but
+	// the oldest, newest first (grayProbs, built apart from it).
+	ref := ycsbref.SkewedLatestPMF(999, 999)
+	for r, v := range grayProbs(999, 0.99) {
+		if math.Abs(ref[999-r]-v) > 1e-12 {
+			t.Fatalf("SkewedLatestPMF(999, 999) of key %d = %v, Gray's method %v", 999-r, ref[999-r], v)
+		}
+	}
+
+	e := newEnv(t, 5, "")
+	ins := compileYAML(t, e, "{^seq: {counter: k}}")
+	tmpl := compileYAML(t, e, "{^key: {distribution: latest, counter: k}}")
+	s := e.NewScope(0)
+
+	for range 1000 {
+		ins.Value(s)
+	}
+
+	tmpl.Value(s)
+
+	for range 1000 {
+		ins.Value(s)
+	}
+
+	const samples = 200_000
+
+	c := make([]float64, 2000)
+
+	for range samples {
+		v := tmpl.Value(s).(int64)
+		if v < 1 || v > 1999 {
+			t.Fatalf("latest drew %d, want a key in [1, 1999]", v)
+		}
+
+		c[v]++
+	}
+
+	want := ycsbref.SkewedLatestPMF(1999, 999)
+	math10 := 0.0
+
+	for _, v := range grayProbs(2000, 0.99)[:10] {
+		math10 += v
+	}
+
+	got10, want10 := 0.0, 0.0
+	for k := 1990; k < 2000; k++ {
+		got10 += c[k] / samples
+		want10 += want[k]
+	}
+
+	stat, df := chiSquare(c, want)
+	t.Logf("2,000 keys, first drawn at 1,000: the 10 newest take %.4f of the draws, %.4f by YCSB's generator, %.4f by Gray's zipfian over the keys; chi-square %.1f (%d df)",
+		got10, want10, math10, stat, df)
+
+	if bound := chiSquareBound(df); stat > bound {
+		t.Errorf("keys do not fit YCSB's SkewedLatestGenerator: chi-square %.1f > %.1f", stat, bound)
+	}
+}

@@ -177,3 +177,62 @@ func cmpFloat(a, b float64) int {
 
 	return 0
 }
+
+// SkewedLatestPMF returns the probability of each key 0 .. newest when
+// YCSB's SkewedLatestGenerator draws with its basis (the last acknowledged
+// insert) at newest, its ZipfianGenerator having been built when the basis
+// was first (CoreWorkload builds it at recordcount - 1), theta 0.99.
+//
+// The generator returns newest - r, r drawn by ZipfianGenerator.nextLong(
+// newest): over newest items, zetan extended to them, but the constant
+// eta = (1 - (2/first)^(1-theta)) / (1 - zeta(2)/zetan) computed from the
+// item count it was built with. So key 0 is never drawn, and with eta
+// stale the formula branch (u >= u2 = zeta(2)/zetan) yields rank >= r
+// exactly when u >= b(r) = 1 - (1 - (r/newest)^(1-theta))/eta, which no
+// longer meets u2 at rank 2: rank r gets the part of [u2, 1) in
+// [b(r), b(r+1)), ranks 0 and 1 their own branches besides.
+func SkewedLatestPMF(newest, first int) []float64 {
+	m := newest
+	p := make([]float64, newest+1)
+
+	if m < 2 {
+		p[newest] = 1
+
+		return p
+	}
+
+	zetan := 0.0
+	for i := 1; i <= m; i++ {
+		zetan += math.Pow(float64(i), -Theta)
+	}
+
+	c := 1 - Theta
+	zeta2 := 1 + math.Pow(0.5, Theta)
+	u2 := zeta2 / zetan
+	eta := (1 - math.Pow(2/float64(first), c)) / (1 - zeta2/zetan)
+
+	b := func(r int) float64 {
+		if r >= m {
+			return 1
+		}
+
+		return min(max(1-(1-math.Pow(float64(r)/float64(m), c))/eta, u2), 1)
+	}
+
+	rank := make([]float64, m)
+	rank[0] = 1 / zetan
+	rank[1] = (zeta2 - 1) / zetan
+
+	lower := u2
+	for r := range m {
+		upper := b(r + 1)
+		rank[r] += max(upper-lower, 0)
+		lower = max(lower, upper)
+	}
+
+	for r, v := range rank {
+		p[newest-r] = v
+	}
+
+	return p
+}
