@@ -549,6 +549,8 @@ func BenchmarkKeyDraw(b *testing.B) {
 		"{^exponential: {min: 0, max: 999999}}",
 		"{^sequential: {min: 0, max: 999999}}",
 		"{^zipfian: {counter: k, scrambled: true}}",
+		"{^key: {distribution: zipfian, counter: k, recordcount: 1000000}}",
+		"{^key: {distribution: latest, counter: k}}",
 	} {
 		b.Run(src, func(b *testing.B) {
 			e := newEnv(b, 1, "")
