@@ -141,7 +141,7 @@ func hottest(p []float64, n int) []int {
 func TestYCSBSkewC1000(t *testing.T) {
 	t.Parallel()
 
-	const records, ops = 1000, 20_000
+	const records, ops = 1000, 10_000
 
 	rec := runYCSBSkew(t, "c", records, ops)
 	if len(rec.keys) != ops {
@@ -166,13 +166,14 @@ func TestYCSBSkewC1000(t *testing.T) {
 // TestYCSBSkewC100000 runs workload C's reads over 100,000 records (one
 // one-byte field each, to keep the load small) and compares the head
 // shares with the reference: the share of the reads that fell on the
-// reference's hottest 1% and 10% of the keys (unbiased), and the share of
-// the observed 1% hottest (slightly above, as the sample's own top is
-// picked by the same noise). All within 2 points.
+// reference's hottest 1% and 10% of the keys, within 2 points (the
+// sampling error is 0.25). The share of the sample's own hottest 1% is
+// logged, not checked: over 40,000 reads of 100,000 keys it sits above
+// the distribution's, as the sample's top is picked by its own noise.
 func TestYCSBSkewC100000(t *testing.T) {
 	t.Parallel()
 
-	const records, ops = 100_000, 100_000
+	const records, ops = 100_000, 40_000
 
 	rec := runYCSBSkew(t, "c", records, ops, "--set", "fieldcount=1", "--set", "fieldlength=1")
 	if len(rec.keys) != ops {
@@ -196,25 +197,21 @@ func TestYCSBSkewC100000(t *testing.T) {
 		}
 	}
 
-	got, want := ycsbref.HeadShare(c, records/100), ycsbref.HeadShare(ref, records/100)
-	t.Logf("observed hottest 1%% of keys: %.4f of reads, reference %.4f", got, want)
-
-	if math.Abs(got-want) > 0.02 {
-		t.Errorf("observed top 1%%: %.4f of reads, reference %.4f", got, want)
-	}
+	t.Logf("the sample's hottest 1%% of keys: %.4f of reads, reference %.4f",
+		ycsbref.HeadShare(c, records/100), ycsbref.HeadShare(ref, records/100))
 }
 
-// TestYCSBSkewE runs workload E over 1,000 records and 20,000 operations,
-// whose inserts grow the key space to about 2,000 keys, and checks that
+// TestYCSBSkewE runs workload E over 1,000 records and 12,000 operations,
+// whose inserts grow the key space to about 1,600 keys, and checks that
 // the scan start keys keep YCSB's skew: their top-10 share over the run is
 // the reference's (YCSB folds ranks onto recordcount + 2 x the expected
-// inserts + 1 = 3,001 keys and draws again beyond the inserted ones), and
+// inserts + 1 = 2,201 keys and draws again beyond the inserted ones), and
 // the keys hottest in the first half of the run are still hottest in the
 // second.
 func TestYCSBSkewE(t *testing.T) {
 	t.Parallel()
 
-	const records, ops = 1000, 20_000
+	const records, ops = 1000, 12_000
 
 	rec := runYCSBSkew(t, "e", records, ops)
 	size := records + ops
@@ -244,8 +241,9 @@ func TestYCSBSkewE(t *testing.T) {
 		t.Errorf("scan starts: top-10 share %.4f, reference %.4f", got, want)
 	}
 
-	// The hot set stays: the 5 hottest start keys of the first half are
-	// among the 10 hottest of the second.
+	// The hot set stays: the 3 hottest start keys of the first half (those
+	// of ranks 0-2, 3.8%, 1.9% and 1.3% of the draws) are among the 10
+	// hottest of the second.
 	half := len(rec.keys) / 2
 	first, second := make([]float64, size), make([]float64, size)
 
@@ -258,9 +256,9 @@ func TestYCSBSkewE(t *testing.T) {
 	}
 
 	late := hottest(second, 10)
-	for _, k := range hottest(first, 5) {
+	for _, k := range hottest(first, 3) {
 		if !slices.Contains(late, k) {
-			t.Errorf("key %d, among the 5 hottest scan starts of the first half, is not among the 10 hottest of the second (%v)", k, late)
+			t.Errorf("key %d, among the 3 hottest scan starts of the first half, is not among the 10 hottest of the second (%v)", k, late)
 		}
 	}
 }
