@@ -383,3 +383,21 @@ func TestYCSBLatest(t *testing.T) {
 		t.Errorf("keys do not fit YCSB's SkewedLatestGenerator: chi-square %.1f > %.1f", stat, bound)
 	}
 }
+
+// TestScrambleRedrawBound checks that a scrambled zipfian whose keys reach
+// far beyond the inserted ones still yields an inserted key: after
+// maxScrambleRedraws draws beyond them it folds onto the inserted keys.
+func TestScrambleRedrawBound(t *testing.T) {
+	t.Parallel()
+
+	c := drawCounts(t, "{^zipfian: {counter: k, scrambled: true, keys: 1000000000000}}", 10, 200)
+
+	total := 0.0
+	for _, v := range c {
+		total += v
+	}
+
+	if total != 200 {
+		t.Errorf("drew %v keys, want 200 (each of the 10 inserted)", total)
+	}
+}
