@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/datagen"
+	"github.com/mongobench/mongobench/internal/datagen/ycsbref"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/wiretest"
 )
@@ -81,50 +81,14 @@ func (r *ycsbRecorder) record(c *wiretest.Command) {
 	}
 }
 
-// grayPMF is the exact distribution of the ranks 0..n-1 that the method of
-// Gray et al. draws for skew theta, derived from its inverse transform
-// (see datagen's goodness-of-fit tests); zeta is the sum of i^-theta for i
-// in 1..n.
-func grayPMF(n int, theta, zeta float64) []float64 {
-	zeta2 := 1 + math.Pow(0.5, theta)
-	u0 := zeta2 / zeta
-	eta := (1 - math.Pow(2/float64(n), 1-theta)) / (1 - u0)
-	b := func(r int) float64 {
-		if r >= n {
-			return 1
-		}
-
-		return min(max(1+(math.Pow(float64(r)/float64(n), 1-theta)-1)/eta, u0), 1)
-	}
-
-	p := make([]float64, n)
-	p[0] = 1 / zeta
-
-	if n > 1 {
-		p[1] = (zeta2 - 1) / zeta
-	}
-
-	for r := 2; r < n; r++ {
-		p[r] = b(r+1) - b(r)
-	}
-
-	return p
-}
-
 // ycsbExpected returns the expected number of draws of each key over the
-// events that draw one, for request distribution dist (scrambled zipfian
-// or latest, theta 0.99), each event over its own key space [0, n).
-func ycsbExpected(events []ycsbEvent, dist string, size int) []float64 {
-	const theta = 0.99
-
-	zeta := make([]float64, size+1)
-	for i := 1; i <= size; i++ {
-		zeta[i] = zeta[i-1] + math.Pow(float64(i), -theta)
-	}
-
-	hash := func(r int) uint64 {
-		h, _ := strconv.ParseUint(datagen.KeyName("", int64(r), true), 10, 64)
-		return h
+// events that draw one, for request distribution dist (YCSB's scrambled
+// zipfian folded onto keys keys, or YCSB's latest, theta 0.99), each event
+// over its own key space [0, n).
+func ycsbExpected(events []ycsbEvent, dist string, size, keys int) []float64 {
+	var scrambled []float64
+	if dist != "latest" {
+		scrambled = ycsbref.ScrambledPMF(keys, 1<<20)
 	}
 
 	exp := make([]float64, size)
@@ -137,15 +101,19 @@ func ycsbExpected(events []ycsbEvent, dist string, size int) []float64 {
 	}
 
 	for n, times := range byN {
-		p := grayPMF(int(n), theta, zeta[n])
-
-		for r, v := range p {
-			switch dist {
-			case "latest":
-				exp[int(n)-1-r] += times * v
-			default:
-				exp[hash(r)%uint64(n)] += times * v
+		if dist == "latest" {
+			// YCSB's SkewedLatestGenerator, built when the newest key
+			// was recordcount-1.
+			for k, v := range ycsbref.SkewedLatestPMF(int(n)-1, ycsbRecords-1) {
+				exp[k] += times * v
 			}
+
+			continue
+		}
+
+		// YCSB draws again while the key is not inserted yet.
+		for k, v := range ycsbref.Within(scrambled, int(n)) {
+			exp[k] += times * v
 		}
 	}
 
@@ -249,7 +217,7 @@ func TestYCSBWorkloads(t *testing.T) {
 			}
 
 			checkYCSBMix(t, tc.mix, rec.events, readResults(t, out).Phases)
-			checkYCSBKeys(t, tc.dist, rec.events)
+			checkYCSBKeys(t, tc.dist, rec.events, ycsbref.Keys(ycsbRecords, ycsbOps, tc.mix["insert"]))
 
 			if tc.file == "e" {
 				checkScanLengths(t, rec.events)
@@ -334,14 +302,14 @@ func checkYCSBMix(t *testing.T, mix map[string]float64, events []ycsbEvent, phas
 
 // checkYCSBKeys compares the keys the reads, updates and scans named with
 // the request distribution's exact expectation.
-func checkYCSBKeys(t *testing.T, dist string, events []ycsbEvent) {
+func checkYCSBKeys(t *testing.T, dist string, events []ycsbEvent, keys int) {
 	t.Helper()
 
 	size := ycsbRecords + ycsbOps
 	index := make(map[string]int, size)
 
 	for k := range size {
-		index[datagen.KeyName("user", int64(k), true)] = k
+		index[ycsbref.KeyName(int64(k), 1, false)] = k
 	}
 
 	obs := make([]float64, size)
@@ -359,7 +327,7 @@ func checkYCSBKeys(t *testing.T, dist string, events []ycsbEvent) {
 		obs[k]++
 	}
 
-	exp := ycsbExpected(events, dist, size)
+	exp := ycsbExpected(events, dist, size, keys)
 	stat, bound, df := chiSquareFit(obs, exp)
 	zipf := 0.0
 
@@ -425,15 +393,6 @@ func checkScanLengths(t *testing.T, events []ycsbEvent) {
 func logRecency(t *testing.T, events []ycsbEvent, index map[string]int) {
 	t.Helper()
 
-	zeta := func(n int64) float64 {
-		z := 0.0
-		for i := int64(1); i <= n; i++ {
-			z += math.Pow(float64(i), -0.99)
-		}
-
-		return z
-	}
-
 	cache := map[int64]float64{}
 	obs, exp, reads := 0.0, 0.0, 0.0
 
@@ -450,7 +409,8 @@ func logRecency(t *testing.T, events []ycsbEvent, index map[string]int) {
 
 		top, ok := cache[e.n]
 		if !ok {
-			for _, v := range grayPMF(int(e.n), 0.99, zeta(e.n))[:10] {
+			p := ycsbref.SkewedLatestPMF(int(e.n)-1, ycsbRecords-1)
+			for _, v := range p[len(p)-10:] {
 				top += v
 			}
 

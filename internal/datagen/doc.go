@@ -26,8 +26,9 @@
 //	^uniform, ^zipfian, ^latest, ^exponential, ^sequential, ^key
 //	                                            YCSB's request distributions over [min, max] or over a
 //	                                            live range [min, newest key of counter]; see keys.go
-//	^keyname:  {key: <int>, prefix: user, order: hashed}
-//	                                            the record name prefix + FNV-1a hash of key (or + key)
+//	^keyname:  {key: <int>, prefix: user, order: hashed, zeropadding: 1}
+//	                                            the record name as YCSB writes it: prefix, zeros, then YCSB's
+//	                                            hash of key (|FNV-1a| as a signed number), or key itself
 //	^fields:   {count: n, of: <template>, prefix: field, id: <template>}
 //	                                            a document _id, field0 .. field(n-1)
 //	^field:    {count: n, of: <template>, prefix: field}
@@ -40,6 +41,8 @@
 //	^words:    {count: 3}    or  ^words: 3      random words joined by spaces
 //	^sentence: {words: 6}    or  ^sentence: 6   random words, capitalized, ending with a full stop
 //	^string:   {length: 16}  or  ^string: 16    random letters and digits
+//	^ycsbBytes: {length: 100} or ^ycsbBytes: 100
+//	                                            BSON binary of YCSB's RandomByteIterator bytes (0x20-0x7f)
 //	^name: {}, ^email: {}, ^uuid: {}            fake person name, e-mail address, UUID string
 //	^date:     {from: "2020-01-01T00:00:00Z", to: "2025-01-01"}
 //	                                            uniform time.Time in [from, to), UTC, millisecond precision

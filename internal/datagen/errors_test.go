@@ -20,7 +20,7 @@ func TestCompileErrors(t *testing.T) {
 			"unknown generator",
 			"doc:\n  age: {^integer: {min: 1}}\n",
 			[]string{"2:9: t.doc.age: unknown generator ^integer (known: ^array, ^bool, ^choice, ^date, ^email, " +
-				"^exponential, ^field, ^fields, ^float, ^format, ^hotspot, ^int, ^key, ^keyname, ^latest, ^name, ^now, ^objectId, ^pool, ^sentence, ^seq, ^sequential, ^string, ^uniform, ^uuid, ^var, ^words, ^zipf, ^zipfian)"},
+				"^exponential, ^field, ^fields, ^float, ^format, ^hotspot, ^int, ^key, ^keyname, ^latest, ^name, ^now, ^objectId, ^pool, ^sentence, ^seq, ^sequential, ^string, ^uniform, ^uuid, ^var, ^words, ^ycsbBytes, ^zipf, ^zipfian)"},
 		},
 		{
 			"unknown argument",
@@ -192,7 +192,7 @@ func TestCompileErrors(t *testing.T) {
 			[]string{
 				"1:17: t.b: ^int: min must be <= max",
 				"2:5: t.a: unknown generator ^bogus (known: ^array, ^bool, ^choice, ^date, ^email, " +
-					"^exponential, ^field, ^fields, ^float, ^format, ^hotspot, ^int, ^key, ^keyname, ^latest, ^name, ^now, ^objectId, ^pool, ^sentence, ^seq, ^sequential, ^string, ^uniform, ^uuid, ^var, ^words, ^zipf, ^zipfian)",
+					"^exponential, ^field, ^fields, ^float, ^format, ^hotspot, ^int, ^key, ^keyname, ^latest, ^name, ^now, ^objectId, ^pool, ^sentence, ^seq, ^sequential, ^string, ^uniform, ^uuid, ^var, ^words, ^ycsbBytes, ^zipf, ^zipfian)",
 			},
 		},
 	} {

@@ -107,5 +107,5 @@ score: {^flaot: {min: 0, max: 1}}
 	}
 	// Output:
 	// 3:19: operations[0].document.age: ^int: min must be <= max
-	// 4:9: operations[0].document.score: unknown generator ^flaot (known: ^array, ^bool, ^choice, ^date, ^email, ^exponential, ^field, ^fields, ^float, ^format, ^hotspot, ^int, ^key, ^keyname, ^latest, ^name, ^now, ^objectId, ^pool, ^sentence, ^seq, ^sequential, ^string, ^uniform, ^uuid, ^var, ^words, ^zipf, ^zipfian)
+	// 4:9: operations[0].document.score: unknown generator ^flaot (known: ^array, ^bool, ^choice, ^date, ^email, ^exponential, ^field, ^fields, ^float, ^format, ^hotspot, ^int, ^key, ^keyname, ^latest, ^name, ^now, ^objectId, ^pool, ^sentence, ^seq, ^sequential, ^string, ^uniform, ^uuid, ^var, ^words, ^ycsbBytes, ^zipf, ^zipfian)
 }

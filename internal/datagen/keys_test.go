@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mongobench/mongobench/internal/datagen/ycsbref"
 )
 
 // The goodness-of-fit tests draw a fixed number of keys with a fixed seed
@@ -153,7 +155,7 @@ var theory = map[string]func() []float64{
 	"zipfian 0.99":  func() []float64 { return grayProbs(gofKeys, 0.99) },
 	"zipfian 0.5":   func() []float64 { return grayProbs(gofKeys, 0.5) },
 	"zipfian 1.5":   func() []float64 { return grayProbs(gofKeys, 1.5) },
-	"scrambled":     func() []float64 { return scrambledProbs(gofKeys, 0.99) },
+	"scrambled":     func() []float64 { return scrambledProbs(gofKeys) },
 	"latest":        func() []float64 { return reversed(grayProbs(gofKeys, 0.99)) },
 	"hotspot":       func() []float64 { return hotspotProbs(gofKeys, 0.2, 0.8) },
 	"exponential":   func() []float64 { return reversed(exponentialProbs(gofKeys, 95, 0.8571428571428571)) },
@@ -161,7 +163,10 @@ var theory = map[string]func() []float64{
 	"live latest":   func() []float64 { return reversed(grayProbs(gofKeys, 0.99)) },
 	"live uniform":  uniformProbs,
 	"live hotspot":  func() []float64 { return hotspotProbs(gofKeys, 0.2, 0.8) },
-	"live scramble": func() []float64 { return scrambledProbs(gofKeys, 0.99) },
+	"live scramble": func() []float64 { return scrambledProbs(gofKeys) },
+	"live scramble, keys": func() []float64 {
+		return ycsbref.Within(ycsbref.ScrambledPMF(gofKeys*3/2, refRanks), gofKeys)
+	},
 }
 
 // gofCases are the templates under test, by the name of their theory. The
@@ -181,6 +186,8 @@ var gofCases = []struct{ name, src string }{
 	{"live uniform", "{^uniform: {counter: k}}"},
 	{"live hotspot", "{^hotspot: {counter: k, hot_fraction: 0.2, hot_probability: 0.8}}"},
 	{"live scramble", "{^zipfian: {counter: k, scrambled: true}}"},
+	// Folded onto 150 keys, of which the 100 inserted are drawn.
+	{"live scramble, keys", "{^zipfian: {counter: k, scrambled: true, keys: 150}}"},
 }
 
 func uniformProbs() []float64 {
@@ -201,17 +208,14 @@ func reversed(p []float64) []float64 {
 	return out
 }
 
-// scrambledProbs maps each rank's Zipfian probability to the key its hash
-// picks.
-func scrambledProbs(n int, theta float64) []float64 {
-	z := grayProbs(n, theta)
-	p := make([]float64, n)
+// refRanks is how many ranks of YCSB's scrambled zipfian ycsbref folds one
+// by one (the rest it spreads evenly).
+const refRanks = 1 << 20
 
-	for r, v := range z {
-		p[fnv64(uint64(r))%uint64(n)] += v
-	}
-
-	return p
+// scrambledProbs is YCSB's scrambled zipfian (theta 0.99) over n keys,
+// from the independent reference.
+func scrambledProbs(n int) []float64 {
+	return ycsbref.ScrambledPMF(n, refRanks)
 }
 
 func hotspotProbs(n int, frac, prob float64) []float64 {
@@ -516,6 +520,8 @@ func TestKeyDistributionErrors(t *testing.T) {
 		{"{^latest: {min: 9, max: 3}}", "min must be <= max"},
 		{"{^exponential: {max: 9, percentile: 100}}", "percentile must be > 0 and < 100"},
 		{"{^zipfian: {max: 9, scrambled: yes please}}", "scrambled must be true or false"},
+		{"{^zipfian: {max: 9, keys: 20}}", "keys applies to a scrambled zipfian"},
+		{"{^zipfian: {max: 9, scrambled: true, keys: 0}}", "keys must be between 1 and"},
 		{"{^seq: {counter: k, step: 2}}", "step must be 1"},
 		{"[{^seq: {counter: k, start: 5}}, {^seq: {counter: k, start: 6}}]", `counter "k" starts at 5 (line 1)`},
 	}
@@ -543,6 +549,8 @@ func BenchmarkKeyDraw(b *testing.B) {
 		"{^exponential: {min: 0, max: 999999}}",
 		"{^sequential: {min: 0, max: 999999}}",
 		"{^zipfian: {counter: k, scrambled: true}}",
+		"{^key: {distribution: zipfian, counter: k, recordcount: 1000000}}",
+		"{^key: {distribution: latest, counter: k}}",
 	} {
 		b.Run(src, func(b *testing.B) {
 			e := newEnv(b, 1, "")

@@ -16,18 +16,32 @@ import (
 
 func init() {
 	generators["^key"] = &spec{args: keyArgs, compile: compileKey}
-	generators["^keyname"] = &spec{args: []string{"key", "prefix", "order"}, compile: compileKeyName}
+	generators["^keyname"] = &spec{args: []string{"key", "prefix", "order", "zeropadding"}, compile: compileKeyName}
 	generators["^fields"] = &spec{args: []string{"count", "prefix", "of", "id"}, compile: compileFields}
 	generators["^field"] = &spec{args: []string{"count", "prefix", "of"}, compile: compileField}
 }
 
-// keyArgs are the arguments of ^key: the distribution and every argument
-// of the distributions it names.
-var keyArgs = []string{"distribution", "min", "max", "counter", "theta", "hot_fraction", "hot_probability", "percentile", "fraction"}
+// keyArgs are the arguments of ^key: the distribution, every argument of
+// the distributions it names, and ycsbSizing.
+var keyArgs = []string{
+	"distribution", "min", "max", "counter", "theta", "hot_fraction", "hot_probability", "percentile", "fraction",
+	"recordcount", "operationcount", "insertproportion",
+}
+
+// ycsbSizing are the YCSB properties from which ^key sizes the key space
+// of its zipfian as YCSB's CoreWorkload does: recordcount keys plus
+// operationcount * insertproportion * 2 expected inserts, plus one (YCSB
+// builds ScrambledZipfianGenerator(0, recordcount + expected inserts),
+// whose max is inclusive). Every distribution accepts them, so that a
+// workload can pass them whatever requestdistribution it is run with; the
+// others ignore them, as YCSB's do.
+var ycsbSizing = []string{"recordcount", "operationcount", "insertproportion"}
 
 // keyDistributions maps the names YCSB's requestdistribution takes to the
 // generator that draws them and the arguments it accepts. YCSB's "zipfian"
-// is the scrambled one (the popular keys spread over the key space).
+// is the scrambled one (the popular keys spread over the key space), and
+// its "latest" is ^latest with ycsb: true (YCSB's own generator, not the
+// distribution it approximates).
 var keyDistributions = map[string]struct {
 	name string
 	args []string
@@ -69,7 +83,7 @@ func compileKey(k *call) *compiled {
 
 	for name, v := range k.args {
 		switch {
-		case name == "distribution":
+		case name == "distribution", slices.Contains(ycsbSizing, name):
 		case !slices.Contains(d.args, name):
 			k.errorf(v, "%s does not apply to distribution %s (it takes %s)", name, n.Value, strings.Join(d.args, ", "))
 		default:
@@ -77,12 +91,22 @@ func compileKey(k *call) *compiled {
 		}
 	}
 
+	keys := k.ycsbKeys()
+
 	if !k.ok {
 		return nil
 	}
 
+	if n.Value == "latest" {
+		sub.args["ycsb"] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}
+	}
+
 	if n.Value == "zipfian" {
 		sub.args["scrambled"] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}
+
+		if keys > 0 {
+			sub.args["keys"] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(keys, 10)}
+		}
 	}
 
 	c := generators[d.name].compile(&sub)
@@ -91,15 +115,47 @@ func compileKey(k *call) *compiled {
 	return c
 }
 
+// ycsbKeys returns the number of keys YCSB's zipfian folds onto, from
+// ycsbSizing, or 0 when recordcount is not given.
+func (k *call) ycsbKeys() int64 {
+	const most = 1 << 62
+
+	records := k.intIn("recordcount", 0, 0, most)
+	ops := k.intIn("operationcount", 0, 0, most)
+	p := k.float("insertproportion", 0)
+
+	if k.ok && (p < 0 || p > 1) {
+		k.errorf(k.at("insertproportion"), "insertproportion must be between 0 and 1, got %g", p)
+	}
+
+	if k.args["recordcount"] == nil {
+		for _, name := range ycsbSizing[1:] {
+			if n := k.args[name]; n != nil {
+				k.errorf(n, "%s sizes the key space together with recordcount, which is missing", name)
+			}
+		}
+
+		return 0
+	}
+
+	if !k.ok {
+		return 0
+	}
+
+	return records + int64(float64(ops)*p*2.0) + 1
+}
+
 // compileKeyName compiles ^keyname: {key: <integer template>, prefix:
-// "user", order: hashed}: the record name prefix + key, or, hashed, prefix +
-// a hash of the key, so that records inserted in key order land all over
-// the name space (YCSB's insertorder).
+// "user", order: hashed, zeropadding: 1}: the record name prefix + key, or,
+// hashed, prefix + a hash of the key, so that records inserted in key
+// order land all over the name space (YCSB's insertorder), the number
+// padded with zeros to zeropadding digits (YCSB's zeropadding).
 func compileKeyName(k *call) *compiled {
 	k.require("key")
 	key := k.template("key")
 	prefix := "user"
 	hashed := true
+	pad := k.intIn("zeropadding", 1, 0, 64)
 
 	if n := k.args["prefix"]; n != nil {
 		prefix = n.Value
@@ -119,7 +175,7 @@ func compileKeyName(k *call) *compiled {
 		return nil
 	}
 
-	return &compiled{gen: &keyNameGen{key: key.gen, prefix: prefix, hashed: hashed}, elems: 2}
+	return &compiled{gen: &keyNameGen{key: key.gen, prefix: prefix, hashed: hashed, pad: int(pad)}, elems: 2}
 }
 
 // keyNameGen builds record names from integer keys.
@@ -127,6 +183,7 @@ type keyNameGen struct {
 	key    generator
 	prefix string
 	hashed bool
+	pad    int
 }
 
 func (g *keyNameGen) value(s *Scope) any {
@@ -135,18 +192,23 @@ func (g *keyNameGen) value(s *Scope) any {
 		return g.prefix
 	}
 
-	return KeyName(g.prefix, v, g.hashed)
+	return KeyName(g.prefix, v, g.hashed, g.pad)
 }
 
-// KeyName is the record name ^keyname gives key: prefix followed by the key
-// in decimal, or by its 64-bit FNV-1a hash (8 bytes, low first) when
-// hashed.
-func KeyName(prefix string, key int64, hashed bool) string {
+// KeyName is the record name ^keyname gives key, as YCSB's
+// CoreWorkload.buildKeyName writes it: prefix, then zeros up to zeropadding
+// digits, then the key in decimal or, hashed, YCSB's hash of it (ycsbHash).
+func KeyName(prefix string, key int64, hashed bool, zeropadding int) string {
 	if hashed {
-		return prefix + strconv.FormatUint(fnv64(uint64(key)), 10)
+		key = ycsbHash(uint64(key))
 	}
 
-	return prefix + strconv.FormatInt(key, 10)
+	v := strconv.FormatInt(key, 10)
+	if fill := zeropadding - len(v); fill > 0 {
+		return prefix + strings.Repeat("0", fill) + v
+	}
+
+	return prefix + v
 }
 
 // fieldsArgs reads count, prefix and of of ^fields and ^field.

@@ -57,7 +57,7 @@ func TestRecordGenerators(t *testing.T) {
 		t.Errorf("ordered keyname = %v, want user42", got)
 	}
 
-	if got := compileYAML(t, e, "{^keyname: {key: 42}}").Value(s); got != KeyName("user", 42, true) || got == "user42" {
+	if got := compileYAML(t, e, "{^keyname: {key: 42}}").Value(s); got != KeyName("user", 42, true, 1) || got == "user42" {
 		t.Errorf("hashed keyname = %v", got)
 	}
 
