@@ -229,6 +229,11 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	sweepLeftovers(st)
 
+	ownerKey, err := loadOwnerKey(st)
+	if err != nil {
+		return err
+	}
+
 	if path := st.Getenv("MONGOBENCH_CPUPROFILE"); path != "" {
 		stopProfile, err := startCPUProfile(path)
 		if err != nil {
@@ -248,6 +253,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 			ServerSelection: f.serverSelection,
 			AllowExisting:   f.allowExisting,
 			KeepDB:          f.keepDB,
+			OwnerKey:        ownerKey,
 			NoExplain:       f.noExplain,
 			StatsInterval:   f.statsInterval,
 			Version:         Version(),
@@ -454,4 +460,22 @@ func exitVerdict(st *State, spec *workload.Spec, outcome *bench.Outcome, res *re
 	fmt.Fprintf(st.Stderr, "%d operations failed (%.2f%%), within run.max_error_rate\n", bad, 100*rate)
 
 	return nil
+}
+
+// loadOwnerKey loads (creating it on first use) the key that signs the
+// owner records of the databases mongobench creates: $MONGOBENCH_OWNER_KEY_FILE,
+// else owner.key in the user's configuration directory. A key that cannot be
+// had is the user's to fix (a path, a file's contents): bad input.
+func loadOwnerKey(st *State) (*target.OwnerKey, error) {
+	path, err := target.OwnerKeyPath(st.Getenv)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+
+	key, err := target.LoadOwnerKey(path)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+
+	return key, nil
 }
