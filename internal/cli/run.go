@@ -66,6 +66,13 @@ wins). ${NAME} in --uri, --target uri:... and the workload's targets[].uri is
 replaced by the environment variable NAME at run time, so passwords can stay
 out of files and command lines. Passwords are never printed or saved.
 
+mongobench drops only what it created: the databases it creates carry an owner
+record signed with a key made on first use in the user's configuration
+directory (mongobench/owner.key; MONGOBENCH_OWNER_KEY_FILE names another file,
+to share one key between machines). A database whose record does not verify,
+or that holds a collection mongobench did not create, is refused (exit code 2)
+unless --allow-existing-db is given.
+
 Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the run gracefully: it writes the
 results so far (status interrupted), removes its temporary directories, stops
 the servers it started and exits with code 1, saying on standard error what it
