@@ -74,7 +74,9 @@ func TestRunRefusesForgedOwnerRecord(t *testing.T) {
 	}
 
 	forged := bson.D{
-		{Key: "_id", Value: "owner"}, {Key: "tool", Value: "mongobench"}, {Key: "format", Value: 1},
+		{Key: "_id", Value: "owner"},
+		{Key: "tool", Value: "mongobench"},
+		{Key: "format", Value: 1},
 		{Key: "created_at", Value: time.Now()},
 	}
 	if _, err := d.Collection(target.MarkerCollection).InsertOne(t.Context(), forged); err != nil {
@@ -110,8 +112,10 @@ func TestShardSetupNoneRefusesForeignDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	shard := []string{"run", "testdata/small.yaml", "--uri", e.URI(), "--no-explain", "--server-stats-interval", "0",
-		"--shard", "0/1", "--shard-setup", "none"}
+	shard := []string{
+		"run", "testdata/small.yaml", "--uri", e.URI(), "--no-explain", "--server-stats-interval", "0",
+		"--shard", "0/1", "--shard-setup", "none",
+	}
 
 	code, stdout, stderr := runMain(t, append(shard, "--out", outPath(t))...)
 	if code != ExitBadInput {

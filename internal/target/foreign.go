@@ -139,8 +139,10 @@ type createdRecord struct {
 
 // fields are the record's signed fields, the collections in their order.
 func (r *createdRecord) fields() []string {
-	f := []string{"mongobench created collections", strconv.Itoa(markerFormat), r.DB,
-		strconv.FormatBool(r.MarkerCreated), strconv.Itoa(len(r.Collections))}
+	f := []string{
+		"mongobench created collections", strconv.Itoa(markerFormat), r.DB,
+		strconv.FormatBool(r.MarkerCreated), strconv.Itoa(len(r.Collections)),
+	}
 
 	return append(f, r.Collections...)
 }

@@ -379,8 +379,12 @@ func TestForgedCreatedRecord(t *testing.T) {
 	}
 
 	forged := bson.D{
-		{Key: "_id", Value: createdID}, {Key: "tool", Value: markerTool}, {Key: "format", Value: markerFormat},
-		{Key: "db", Value: "shop"}, {Key: "collections", Value: []string{"orders"}}, {Key: "marker_created", Value: true},
+		{Key: "_id", Value: createdID},
+		{Key: "tool", Value: markerTool},
+		{Key: "format", Value: markerFormat},
+		{Key: "db", Value: "shop"},
+		{Key: "collections", Value: []string{"orders"}},
+		{Key: "marker_created", Value: true},
 	}
 	if _, err := d.Collection(MarkerCollection).InsertOne(ctx, forged); err != nil {
 		t.Fatal(err)

@@ -104,10 +104,10 @@ func (e *NotOwnedError) Error() string {
 		return fmt.Sprintf("database %q is a system database; mongobench never modifies admin, local or config (choose another database name in the workload)", e.DB)
 	case e.Unverified && e.Action != "":
 		return fmt.Sprintf("database %q carries a mongobench owner record that does not verify with %s "+
-			"(forged, copied from another database, or signed with another key); refusing to %s it", e.DB, e.KeyName, e.Action)
+			"(forged, copied from another database, signed with another key, or unsigned by an older mongobench); refusing to %s it", e.DB, e.KeyName, e.Action)
 	case e.Unverified:
 		return fmt.Sprintf("database %q carries a mongobench owner record that does not verify with %s "+
-			"(forged, copied from another database, or signed with another key); refusing to modify it "+
+			"(forged, copied from another database, signed with another key, or unsigned by an older mongobench); refusing to modify it "+
 			"(choose another database name in the workload, point %s at the key that created it, or pass --allow-existing-db)",
 			e.DB, e.KeyName, OwnerKeyEnv)
 	case e.Action != "":
@@ -549,8 +549,10 @@ func (r *ownerRecord) fields() []string {
 	cols := slices.Clone(r.Collections)
 	slices.Sort(cols)
 
-	f := []string{"mongobench owner record", strconv.Itoa(markerFormat), r.DB, r.CreationID,
-		strconv.FormatInt(r.CreatedAt.UnixMilli(), 10), strconv.Itoa(len(cols))}
+	f := []string{
+		"mongobench owner record", strconv.Itoa(markerFormat), r.DB, r.CreationID,
+		strconv.FormatInt(r.CreatedAt.UnixMilli(), 10), strconv.Itoa(len(cols)),
+	}
 
 	return append(f, cols...)
 }
