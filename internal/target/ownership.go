@@ -590,12 +590,20 @@ func insertMarker(ctx context.Context, d *mongo.Database, key *OwnerKey, rec *ow
 	return nil
 }
 
-// replaceMarker writes rec's document over the record in d (or in its
-// place).
+// replaceMarker writes rec's document in place of the record in d. It
+// deletes and inserts rather than replacing: the embedded in-memory FerretDB
+// deadlocks on an update that modifies a document (see
+// EmbeddedOptions.Memory), not on deletes and inserts. A crash between the
+// two leaves a database without a record, which the next run refuses rather
+// than drops: the safe side.
 func replaceMarker(ctx context.Context, d *mongo.Database, key *OwnerKey, rec *ownerRecord) error {
-	_, err := d.Collection(MarkerCollection).ReplaceOne(ctx, bson.D{{Key: "_id", Value: markerID}}, rec.document(key),
-		options.Replace().SetUpsert(true))
-	if err != nil {
+	coll := d.Collection(MarkerCollection)
+
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: markerID}}); err != nil {
+		return fmt.Errorf("record the collections mongobench creates in database %q: %w", d.Name(), err)
+	}
+
+	if _, err := coll.InsertOne(ctx, rec.document(key)); err != nil {
 		return fmt.Errorf("record the collections mongobench creates in database %q: %w", d.Name(), err)
 	}
 
