@@ -68,6 +68,13 @@ wins). ${NAME} in --uri, --target uri:... and the workload's targets[].uri is
 replaced by the environment variable NAME at run time, so passwords can stay
 out of files and command lines. Passwords are never printed or saved.
 
+mongobench drops only what it created: the databases it creates carry an owner
+record signed with a key made on first use in the user's configuration
+directory (mongobench/owner.key; MONGOBENCH_OWNER_KEY_FILE names another file,
+to share one key between machines). A database whose record does not verify,
+or that holds a collection mongobench did not create, is refused (exit code 2)
+unless --allow-existing-db is given.
+
 Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the run gracefully: it writes the
 results so far (status interrupted), removes its temporary directories, stops
 the servers it started and exits with code 1, saying on standard error what it
@@ -237,6 +244,11 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	sweepLeftovers(st)
 
+	ownerKey, err := loadOwnerKey(st)
+	if err != nil {
+		return err
+	}
+
 	if path := st.Getenv("MONGOBENCH_CPUPROFILE"); path != "" {
 		stopProfile, err := startCPUProfile(path)
 		if err != nil {
@@ -256,6 +268,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 			ServerSelection: f.serverSelection,
 			AllowExisting:   f.allowExisting,
 			KeepDB:          f.keepDB,
+			OwnerKey:        ownerKey,
 			NoExplain:       f.noExplain,
 			StatsInterval:   f.statsInterval,
 			Version:         Version(),
@@ -457,4 +470,22 @@ func exitVerdict(st *State, spec *workload.Spec, outcome *bench.Outcome, res *re
 	fmt.Fprintf(st.Stderr, "%d operations failed (%.2f%%), within run.max_error_rate\n", bad, 100*rate)
 
 	return nil
+}
+
+// loadOwnerKey loads (creating it on first use) the key that signs the
+// owner records of the databases mongobench creates: $MONGOBENCH_OWNER_KEY_FILE,
+// else owner.key in the user's configuration directory. A key that cannot be
+// had is the user's to fix (a path, a file's contents): bad input.
+func loadOwnerKey(st *State) (*target.OwnerKey, error) {
+	path, err := target.OwnerKeyPath(st.Getenv)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+
+	key, err := target.LoadOwnerKey(path)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+
+	return key, nil
 }
