@@ -51,6 +51,17 @@ func finishRunLog(st *State, path, out string) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	if out == "" {
+		out = resultsPathFor(path)
+	}
+
+	o := newOutputs(st, path)
+	defer o.release()
+
+	if err := o.add("--out", out); err != nil {
+		return err
+	}
+
 	res, err := runlog.Build(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -58,10 +69,6 @@ func finishRunLog(st *State, path, out string) error {
 		}
 
 		return badInput("%v", err)
-	}
-
-	if out == "" {
-		out = resultsPathFor(path)
 	}
 
 	if res, err = result.Sanitize(res); err != nil {

@@ -69,6 +69,13 @@ func mergeFiles(st *State, paths []string, out string) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	o := newOutputs(st, paths...)
+	defer o.release()
+
+	if err := o.add("--out", out); err != nil {
+		return err
+	}
+
 	inputs := make([]merge.Input, 0, len(paths))
 
 	for _, path := range paths {

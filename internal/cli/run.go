@@ -91,7 +91,7 @@ database. --start-at makes them start measuring at one instant; 'mongobench
 merge' adds their results files up exactly. See docs/distributed.md.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
-		Args: cobra.ExactArgs(1),
+		Args: oneWorkload,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var seed *int64
 			if cmd.Flags().Changed("seed") {
@@ -177,6 +177,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	if err := checkInputExists(path); err != nil {
+		return err
+	}
+
 	w, errs := readWorkload(ctx, path, seed, f.set...)
 	if ctx.Err() != nil {
 		return failed("interrupted while reading %s", path)
@@ -223,9 +227,11 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
-	if err := checkRunOutputs(st, w.Spec, len(variants), targets, f); err != nil {
+	ro, err := checkRunOutputs(st, path, shardResultsName(w.Spec.Name, shard), w.Spec, len(variants), targets, f)
+	if err != nil {
 		return err
 	}
+	defer ro.release()
 
 	sweepLeftovers(st)
 
@@ -261,11 +267,13 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
-	// Named before the run, so that the run log streams next to where
-	// the results will go.
-	out := resultsPath(f.out, shardResultsName(w.Spec.Name, shard), st.Now())
+	// Named and reserved before the run, so that the run log streams
+	// next to where the results will go, and is said where at once: a
+	// killed run leaves it for mongobench finish.
+	out := ro.out
 	if !plan.Matrix() {
-		plan.Options.RunLog = runLogPath(out, shardResultsName(w.Spec.Name, shard), st.Now())
+		plan.Options.RunLog = ro.runLog
+		fmt.Fprintf(st.Stderr, "Run log: %s\n", ro.runLog)
 	}
 
 	if plan.Matrix() {
@@ -279,7 +287,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	defer outcome.Close()
 
 	if plan.Matrix() {
-		return writeMatrixRun(ctx, st, w.Spec, f, outcome)
+		return writeMatrixRun(ctx, st, w.Spec, f, outcome, out)
 	}
 
 	res := outcome.Result // thresholds checked: they are in the run log
@@ -288,16 +296,19 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return failed("writing results: %v", err)
 	}
 
-	st.setStep("writing the results to %s", out)
-
-	if err := writeResults(st, out, res); err != nil {
-		return err
-	}
-
+	// The table first: a write that fails (a full disk) still shows
+	// what the run measured.
 	printSummary(tableWriter(st, f), res)
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	printRunBlock(tableWriter(st, f), variants[0].Spec, res)
+
+	st.setStep("writing the results to %s", out)
+
+	if err := writeResultsFile(st, out, res); err != nil {
+		return keptRunLog(out, plan.Options.RunLog, err)
+	}
+
 	resultsWritten(st, out)
 	fmt.Fprintf(st.Stderr, "Run log written to %s\n", plan.Options.RunLog)
 
