@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -215,9 +217,10 @@ func (o *outputs) addDefaultResults(name string, started time.Time) (string, err
 }
 
 // addRunLog reserves a single run's run log next to the results file out,
-// refusing one an earlier run left without results (killed before it wrote
-// them): replacing it would lose that run, which mongobench finish can
-// still rebuild.
+// refusing one an earlier run left with measurements but without results
+// (killed before it wrote them): replacing it would lose that run, which
+// mongobench finish can still rebuild. A log that measured nothing (a run
+// that failed while setting up) is replaced.
 func (o *outputs) addRunLog(out string) error {
 	log := runlog.PathFor(out)
 
@@ -225,12 +228,51 @@ func (o *outputs) addRunLog(out string) error {
 		return err
 	}
 
-	if exists(log) && !exists(out) {
+	if exists(log) && !exists(out) && loggedMeasurements(log) {
 		return badInput("the run log %s of an earlier run has no results file %s: rebuild them with `mongobench finish %s`, or remove it",
 			log, out, log)
 	}
 
 	return nil
+}
+
+// loggedMeasurements reports whether the run log at path holds an interval
+// of a measured phase (not a load step), reading up to the first one. A log
+// that cannot be read counts as holding some: it is kept.
+func loggedMeasurements(path string) bool {
+	f, err := os.Open(path) //nolint:gosec // the run log of the user's --out
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+
+	r := bufio.NewReader(f)
+	load := map[int]bool{}
+
+	for {
+		line, err := r.ReadBytes('\n')
+
+		var rec struct {
+			Type  string `json:"type"`
+			Phase int    `json:"phase"`
+			Model string `json:"model"`
+		}
+
+		if json.Unmarshal(line, &rec) == nil {
+			switch rec.Type {
+			case "phase":
+				load[rec.Phase] = rec.Model == "load"
+			case "interval":
+				if !load[rec.Phase] {
+					return true
+				}
+			}
+		}
+
+		if err != nil {
+			return false
+		}
+	}
 }
 
 // exists reports whether something is at path (a link counts, even a

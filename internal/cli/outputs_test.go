@@ -347,15 +347,22 @@ func TestOutputIsInputRefused(t *testing.T) {
 }
 
 // TestRunRefusesUnfinishedRunLog reruns onto the run log of a run killed
-// before it wrote its results: refused (exit code 2, naming the finish
-// command), the log kept. Before, the new run truncated it.
+// before it wrote its results, after it measured: refused (exit code 2,
+// naming the finish command), the log kept. Before, the new run truncated
+// it.
 func TestRunRefusesUnfinishedRunLog(t *testing.T) {
 	t.Parallel()
 
 	out := filepath.Join(t.TempDir(), "r.json")
 	log := runlog.PathFor(out)
+	content := `{"type":"header"}
+{"type":"phase","phase":0,"name":"load:errors","model":"load"}
+{"type":"interval","phase":0,"index":0}
+{"type":"phase","phase":1,"name":"run","model":"closed"}
+{"type":"interval","phase":1,"index":0}
+`
 
-	if err := os.WriteFile(log, []byte("{\"type\":\"header\"}\n"), 0o644); err != nil {
+	if err := os.WriteFile(log, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -366,8 +373,38 @@ func TestRunRefusesUnfinishedRunLog(t *testing.T) {
 		t.Errorf("exit code %d, want %d and one line naming `mongobench finish %s`:\n%s", code, ExitBadInput, log, stderr)
 	}
 
-	if data, _ := os.ReadFile(log); string(data) != "{\"type\":\"header\"}\n" {
+	if data, _ := os.ReadFile(log); string(data) != content {
 		t.Errorf("the run log changed: %q", data)
+	}
+}
+
+// TestLoggedMeasurements checks which run logs a rerun keeps: those with an
+// interval of a measured phase, not those of a run that only set up.
+func TestLoggedMeasurements(t *testing.T) {
+	t.Parallel()
+
+	dir := t.TempDir()
+
+	for i, tc := range []struct {
+		content string
+		want    bool
+	}{
+		{`{"type":"header"}` + "\n", false},
+		{`{"type":"header"}` + "\n" + `{"type":"phase","phase":0,"model":"load"}` + "\n" + `{"type":"interval","phase":0}` + "\n", false},
+		{`{"type":"header"}` + "\n" + `{"type":"phase","phase":0,"model":"closed"}` + "\n" + `{"type":"interval","phase":0}`, true},
+	} {
+		path := filepath.Join(dir, strconv.Itoa(i)+".runlog.jsonl")
+		if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+
+		if got := loggedMeasurements(path); got != tc.want {
+			t.Errorf("log %d: %v, want %v", i, got, tc.want)
+		}
+	}
+
+	if !loggedMeasurements(filepath.Join(dir, "missing")) {
+		t.Errorf("a log that cannot be read counts as empty; it must be kept")
 	}
 }
 

@@ -56,7 +56,16 @@ and writes a results file (JSON) that report and compare commands read. As it
 measures, it appends every interval to a run log next to the results file
 (results/NAME.runlog.jsonl, synced every few seconds), from which the results
 file is built at the end; if the run is killed, mongobench finish builds the
-results file from the run log (status incomplete).
+results file from the run log (status incomplete). The run log's path is
+printed when the run starts.
+
+Every file the run writes is checked and reserved before it starts: a
+device, named pipe, directory or symbolic link, the workload file itself,
+or a file another mongobench is writing is refused (exit code 2); an
+existing file named with --out is replaced once the run is done; default
+names are never reused (a -2, -3, ... suffix when taken). The table is
+printed before the results file is written, and a failed write names the
+run log kept and the finish command that rebuilds the results from it.
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible

@@ -93,4 +93,3 @@ func checkInputExists(path string) error {
 
 	return nil
 }
-
