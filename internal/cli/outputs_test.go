@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -418,14 +419,29 @@ func TestRunFullDiskKeepsRunLog(t *testing.T) {
 	t.Parallel()
 
 	e := startServer(t)
+	args := []string{"run", "testdata/small.yaml", "--uri", e.URI(), "--no-explain", "--server-stats-interval", "0"}
+
+	// The limit lies between the sizes of the run log and of the results
+	// file of the same run without a limit (their geometric mean): the
+	// results file, with every interval's percentiles, is a few times the
+	// run log, whose histograms are compact.
+	calib := filepath.Join(t.TempDir(), "r.json")
+	if code, _, stderr := runMain(t, append(args, "-o", calib)...); code != ExitOK {
+		t.Fatalf("run without a limit: exit code %d\n%s", code, stderr)
+	}
+
+	logSize, resSize := fileSize(t, runlog.PathFor(calib)), fileSize(t, calib)
+	if resSize < 2*logSize {
+		t.Fatalf("the results file (%d bytes) is not twice the run log (%d): no limit tells them apart", resSize, logSize)
+	}
+
+	limit := int64(math.Sqrt(float64(logSize) * float64(resSize)))
+
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	log := runlog.PathFor(out)
 
-	// small.yaml's run log is about 8 KiB and its results file about
-	// 28 KiB (measured by running it); 16 KiB lies between with room.
-	cmd := child(t, fsizeChildEnv+"=16384", "run", "testdata/small.yaml", "--uri", e.URI(), "-o", out,
-		"--no-explain", "--server-stats-interval", "0")
+	cmd := child(t, fsizeChildEnv+"="+strconv.FormatInt(limit, 10), append(args, "-o", out)...)
 
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -464,6 +480,18 @@ func TestRunFullDiskKeepsRunLog(t *testing.T) {
 	if res := readResults(t, out); res.Status != result.StatusCompleted {
 		t.Errorf("the results finish built: status %s", res.Status)
 	}
+}
+
+// fileSize returns the size of the file at path.
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return fi.Size()
 }
 
 // asExitError is errors.As for *exec.ExitError.
