@@ -126,6 +126,13 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	o := newOutputs(st, paths...)
+	defer o.release()
+
+	if err := o.add("--markdown", f.markdown); err != nil {
+		return err
+	}
+
 	files, err := readCompareFiles(ctx, st, paths)
 	if err != nil {
 		return err

@@ -26,6 +26,10 @@ func TestMain(m *testing.M) {
 		os.Exit(runFakeMongod(os.Args[1:]))
 	}
 
+	if code, ok := runOutputChild(); ok {
+		os.Exit(code)
+	}
+
 	os.Exit(runWithOwnKey(m))
 }
 

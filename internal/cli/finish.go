@@ -27,7 +27,9 @@ histograms; report and compare read them like any other.
 
 The results file goes next to the run log (NAME.json for NAME.runlog.jsonl),
 replacing a file of that name, or to -o FILE; -o - writes it to standard
-output. It is written atomically. A file that is not a run log, or one written
+output. It is written atomically. An output that is the run log itself, or
+that another mongobench is writing (the run still going), is refused with
+exit code 2. A file that is not a run log, or one written
 by a newer format version, is refused with exit code 2.`,
 		Example: `  mongobench finish results/soak-20260101T000000Z.runlog.jsonl
   mongobench finish results/soak.runlog.jsonl -o soak-partial.json`,
@@ -51,6 +53,17 @@ func finishRunLog(st *State, path, out string) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	if out == "" {
+		out = resultsPathFor(path)
+	}
+
+	o := newOutputs(st, path)
+	defer o.release()
+
+	if err := o.add("--out", out); err != nil {
+		return err
+	}
+
 	res, err := runlog.Build(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -58,10 +71,6 @@ func finishRunLog(st *State, path, out string) error {
 		}
 
 		return badInput("%v", err)
-	}
-
-	if out == "" {
-		out = resultsPathFor(path)
 	}
 
 	if res, err = result.Sanitize(res); err != nil {

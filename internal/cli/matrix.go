@@ -111,9 +111,7 @@ func trialRounds(spec *workload.Spec, f *runFlags, variants, targets int) int {
 // writeMatrixRun saves a matrix run's results, prints its tables and says
 // how it ended: the results of an interrupted or failed matrix are written
 // too.
-func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runFlags, outcome *bench.Outcome) error {
-	started := outcome.Result.StartedAt
-
+func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runFlags, outcome *bench.Outcome, out string) error {
 	// Everything below prints or writes the sanitized copy only.
 	res, err := result.Sanitize(outcome.Result)
 	if err != nil {
@@ -122,14 +120,16 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 
 	m := res.Matrix
 
-	out := resultsPath(f.out, base.Name, started)
+	// The tables first: a write that fails (a full disk) still shows
+	// what the run measured.
+	printMatrix(tableWriter(st, f), m)
+	printVerification(tableWriter(st, f), res)
+	printComparisonBlock(tableWriter(st, f), base, res)
+
 	if err := writeResults(st, out, res); err != nil {
 		return err
 	}
 
-	printMatrix(tableWriter(st, f), m)
-	printVerification(tableWriter(st, f), res)
-	printComparisonBlock(tableWriter(st, f), base, res)
 	resultsWritten(st, out)
 
 	if f.markdown != "" {

@@ -58,7 +58,16 @@ and writes a results file (JSON) that report and compare commands read. As it
 measures, it appends every interval to a run log next to the results file
 (results/NAME.runlog.jsonl, synced every few seconds), from which the results
 file is built at the end; if the run is killed, mongobench finish builds the
-results file from the run log (status incomplete).
+results file from the run log (status incomplete). The run log's path is
+printed when the run starts.
+
+Every file the run writes is checked and reserved before it starts: a
+device, named pipe, directory or symbolic link, the workload file itself,
+or a file another mongobench is writing is refused (exit code 2); an
+existing file named with --out is replaced once the run is done; default
+names are never reused (a -2, -3, ... suffix when taken). The table is
+printed before the results file is written, and a failed write names the
+run log kept and the finish command that rebuilds the results from it.
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible
@@ -100,7 +109,7 @@ database. --start-at makes them start measuring at one instant; 'mongobench
 merge' adds their results files up exactly. See docs/distributed.md.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
-		Args: cobra.ExactArgs(1),
+		Args: oneWorkload,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var seed *int64
 			if cmd.Flags().Changed("seed") {
@@ -192,6 +201,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	if err := checkInputExists(path); err != nil {
+		return err
+	}
+
 	w, errs := readWorkload(ctx, path, seed, f.set...)
 	if ctx.Err() != nil {
 		return failed("interrupted while reading %s", path)
@@ -238,9 +251,11 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
-	if err := checkRunOutputs(st, w.Spec, len(variants), targets, f); err != nil {
+	ro, err := checkRunOutputs(st, path, shardResultsName(w.Spec.Name, shard), w.Spec, len(variants), targets, f)
+	if err != nil {
 		return err
 	}
+	defer ro.release()
 
 	sweepLeftovers(st)
 
@@ -282,11 +297,13 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
-	// Named before the run, so that the run log streams next to where
-	// the results will go.
-	out := resultsPath(f.out, shardResultsName(w.Spec.Name, shard), st.Now())
+	// Named and reserved before the run, so that the run log streams
+	// next to where the results will go, and is said where at once: a
+	// killed run leaves it for mongobench finish.
+	out := ro.out
 	if !plan.Matrix() {
-		plan.Options.RunLog = runLogPath(out, shardResultsName(w.Spec.Name, shard), st.Now())
+		plan.Options.RunLog = ro.runLog
+		fmt.Fprintf(st.Stderr, "Run log: %s\n", ro.runLog)
 	}
 
 	if plan.Matrix() {
@@ -300,7 +317,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	defer outcome.Close()
 
 	if plan.Matrix() {
-		return writeMatrixRun(ctx, st, w.Spec, f, outcome)
+		return writeMatrixRun(ctx, st, w.Spec, f, outcome, out)
 	}
 
 	res := outcome.Result // thresholds checked: they are in the run log
@@ -309,16 +326,19 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return failed("writing results: %v", err)
 	}
 
-	st.setStep("writing the results to %s", out)
-
-	if err := writeResults(st, out, res); err != nil {
-		return err
-	}
-
+	// The table first: a write that fails (a full disk) still shows
+	// what the run measured.
 	printSummary(tableWriter(st, f), res)
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	printRunBlock(tableWriter(st, f), variants[0].Spec, res)
+
+	st.setStep("writing the results to %s", out)
+
+	if err := writeResultsFile(st, out, res); err != nil {
+		return keptRunLog(out, plan.Options.RunLog, err)
+	}
+
 	resultsWritten(st, out)
 	fmt.Fprintf(st.Stderr, "Run log written to %s\n", plan.Options.RunLog)
 
