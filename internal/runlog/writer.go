@@ -34,6 +34,10 @@ type Writer struct {
 	// described marks the phases whose first interval was written (it
 	// carries the operations' units and steps).
 	described map[int]bool
+	// secrets are the values of the workload's secret parameters, from
+	// the header, masked in every record (an error message in an interval
+	// or the end record may quote a filter the value was substituted into).
+	secrets redact.Known
 }
 
 // Create creates (or truncates) the run log at path, creating missing
@@ -52,6 +56,10 @@ func Create(path string, h Header) (*Writer, error) {
 	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}}
 	h.Type, h.Format, h.Version, h.SchemaVersion = typeHeader, Format, Version, result.SchemaVersion
 	h.Target.URI = redact.URI(h.Target.URI)
+
+	if data, err := json.Marshal(h); err == nil {
+		w.secrets = result.SecretParams(data)
+	}
 
 	if err := w.write(h, true); err != nil {
 		_ = f.Close()
@@ -198,7 +206,7 @@ var errClosed = errors.New("written after it was closed")
 func (w *Writer) write(rec any, sync bool) error {
 	data, err := json.Marshal(rec)
 	if err == nil {
-		data, err = result.SanitizeJSON(data)
+		data, err = result.SanitizeJSON(data, w.secrets)
 	}
 
 	w.mu.Lock()
