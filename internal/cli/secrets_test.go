@@ -243,8 +243,10 @@ func TestNoSecretWrittenAnywhere(t *testing.T) {
 
 	expect(ExitOK, nil, append([]string{"run", params, "--uri", srv.URI(), "--out", path("params.json"), "--report"}, sets...)...)
 	expect(ExitOK, nil, append([]string{"run", paramsMatrix, "--quiet", "--out", path("params-matrix.json"), "--report"}, sets...)...)
-	expect(ExitOK, nil, append([]string{"run", params, "--quiet", "--uri", srv.URI(), "--out", path("params-shard.json"),
-		"--shard", "0/1"}, sets...)...)
+	expect(ExitOK, nil, append([]string{
+		"run", params, "--quiet", "--uri", srv.URI(), "--out", path("params-shard.json"),
+		"--shard", "0/1",
+	}, sets...)...)
 	expect(ExitOK, nil, "report", path("params.json"), path("params-matrix.json"), "-o", path("params-report.html"), "--csv", path("params-csv"))
 	expect(ExitOK, nil, "finish", path("params.runlog.jsonl"), "-o", path("params-finished.json"))
 	expect(ExitOK, nil, "finish", path("params.runlog.jsonl"), "-o", "-")

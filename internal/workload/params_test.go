@@ -236,8 +236,10 @@ func TestParamsSecretErrors(t *testing.T) {
 		{"not in values", secretParamBase, []string{"tenant=Hidden-1"}, "--set tenant=xxxxx: the value (secret, not shown) is not one of the 2 allowed values"},
 		{"undeclared secret-like", secretParamBase, []string{"db_password=Hidden-1"}, `--set db_password=xxxxx: w.yaml declares no parameter "db_password"`},
 		{"secret not a bool", strings.Replace(secretParamBase, "secret: true", "secret: yes please", 1), nil, "params.tenant.secret: must be true or false"},
-		{"secret-like unmarked", strings.Replace(secretParamBase, "api_token: none", "api_token: {default: none, secret: false}", 1), nil,
-			`"api_token" is named like a secret`},
+		{
+			"secret-like unmarked", strings.Replace(secretParamBase, "api_token: none", "api_token: {default: none, secret: false}", 1), nil,
+			`"api_token" is named like a secret`,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
