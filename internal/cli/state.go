@@ -65,12 +65,18 @@ type State struct {
 	// secret only once a command has read them: a workload's secret
 	// parameters, which ${name} may have put into any message.
 	masks []*redact.Stream
+	// barStderr is Stderr unwrapped, for the live progress bar only: it
+	// must be the terminal itself for the bar to find its size and
+	// redraw, and it shows phase names and figures, never a parameter's
+	// value; nothing it draws is kept.
+	barStderr io.Writer
 }
 
 // maskStreams wraps Stdout and Stderr in masking streams; Main calls it
 // before anything is printed.
 func (st *State) maskStreams() {
 	out, errOut := redact.NewStream(st.Stdout), redact.NewStream(st.Stderr)
+	st.barStderr = st.Stderr
 	st.Stdout, st.Stderr, st.masks = out, errOut, []*redact.Stream{out, errOut}
 }
 
