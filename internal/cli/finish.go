@@ -29,8 +29,10 @@ The results file goes next to the run log (NAME.json for NAME.runlog.jsonl),
 replacing a file of that name, or to -o FILE; -o - writes it to standard
 output. It is written atomically. An output that is the run log itself, or
 that another mongobench is writing (the run still going), is refused with
-exit code 2. A file that is not a run log, or one written
-by a newer format version, is refused with exit code 2.`,
+exit code 2. A file that is not a run log, one written by a newer format
+version, or one spliced from several (a line of another run's log, or an
+interval that does not start where the previous one ended) is refused with
+exit code 2, naming the file and line.`,
 		Example: `  mongobench finish results/soak-20260101T000000Z.runlog.jsonl
   mongobench finish results/soak.runlog.jsonl -o soak-partial.json`,
 		Args: cobra.ExactArgs(1),

@@ -59,6 +59,8 @@ func Main(st *State) int {
 		}
 	}()
 
+	st.maskStreams()
+
 	root := newRootCommand(st)
 	root.SetArgs(st.Args)
 

@@ -186,7 +186,7 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 		"interleaved trial rounds of a comparison, overriding run.rounds and trials.rounds (default 6, the least for a 95% CI)")
 	fl.StringVar(&f.minEffect, "min-effect", "",
 		"smallest change a verdict calls a difference, overriding run.min_effect (default 5%; '0%' for none)")
-	fl.StringArrayVar(&f.set, "set", nil, "set a parameter declared in the workload's params block, repeatable: name=value (checked against its type)")
+	fl.StringArrayVar(&f.set, "set", nil, "set a parameter declared in the workload's params block, repeatable: name=value (checked against its type; a secret one is masked in all output)")
 	fl.Int64Var(&f.maxOps, "max-operations", 0, "stop each phase after this many operations, overriding run.max_operations")
 	addClientFlags(fl, &f)
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
@@ -217,6 +217,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
 	}
+
+	st.maskValues(w.Spec.SecretValues())
 
 	if f.maxOps > 0 {
 		if err := w.Spec.SetMaxOperations(f.maxOps); err != nil {
