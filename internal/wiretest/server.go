@@ -199,7 +199,7 @@ func Start(cfg Config) (*Server, error) {
 		record:    cfg.Record,
 		start:     time.Now(),
 		docs:      docs,
-		wake:      newWakeups(time.Now, wakeAlarm),
+		wake:      newWakeups(time.Now, wakeAlarm, spinLead),
 		wakeAlarm: wakeAlarm,
 		done:      make(chan struct{}),
 		conns:     make(map[net.Conn]struct{}),

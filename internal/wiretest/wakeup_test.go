@@ -49,7 +49,7 @@ func startWakeups(t *testing.T, early bool) (*wakeups, *recordingAlarm) {
 	t.Helper()
 
 	a := &recordingAlarm{inner: newTimerAlarm(), early: early}
-	w := newWakeups(time.Now, a)
+	w := newWakeups(time.Now, a, 0)
 	done := make(chan struct{})
 
 	go func() {
@@ -226,6 +226,217 @@ func TestWakeupsManyConcurrent(t *testing.T) {
 	})
 }
 
+// steppingClock is a fake clock that moves forward step on every reading,
+// standing for the time a loop that reads it takes; set moves it to an
+// instant, as the passing of time while the scheduler sleeps.
+type steppingClock struct {
+	mu    sync.Mutex
+	t     time.Time
+	step  time.Duration
+	reads int
+}
+
+func (c *steppingClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	c.t = c.t.Add(c.step)
+	c.reads++
+
+	return c.t
+}
+
+func (c *steppingClock) set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+func (c *steppingClock) state() (time.Time, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	return c.t, c.reads
+}
+
+// manualAlarm rings when the test says so, and records its settings, also
+// sending each on setting so that a test can wait for one.
+type manualAlarm struct {
+	mu      sync.Mutex
+	sets    []time.Duration
+	setting chan time.Duration
+	ring    chan struct{}
+	closed  chan struct{}
+	once    sync.Once
+}
+
+func newManualAlarm() *manualAlarm {
+	return &manualAlarm{
+		setting: make(chan time.Duration, 16),
+		ring:    make(chan struct{}),
+		closed:  make(chan struct{}),
+	}
+}
+
+func (a *manualAlarm) Set(d time.Duration) {
+	a.mu.Lock()
+	a.sets = append(a.sets, d)
+	a.mu.Unlock()
+
+	select {
+	case a.setting <- d:
+	default: // the tests read at most a few; never block the scheduler
+	}
+}
+
+func (a *manualAlarm) Wait() bool {
+	select {
+	case <-a.ring:
+		return true
+	case <-a.closed:
+		return false
+	}
+}
+
+func (a *manualAlarm) Close() error {
+	a.once.Do(func() { close(a.closed) })
+	return nil
+}
+
+func (a *manualAlarm) requested() []time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+
+	return slices.Clone(a.sets)
+}
+
+// startSpinning runs a scheduler that spins out long waits on a stepping
+// clock and a manual alarm, stopped at the end of the test.
+func startSpinning(t *testing.T, clock *steppingClock) (*wakeups, *manualAlarm) {
+	t.Helper()
+
+	a := newManualAlarm()
+	w := newWakeups(clock.now, a, spinLead)
+	done := make(chan struct{})
+
+	go func() {
+		defer close(done)
+		w.run()
+	}()
+
+	t.Cleanup(func() {
+		_ = a.Close()
+		<-done
+	})
+
+	return w, a
+}
+
+// TestWakeupsSpinOutLongWait checks the spin that ends a long wait: the
+// alarm is set spinLead before the deadline, and after it rings the reply is
+// released once the clock reaches the deadline, not before, with no second
+// alarm setting and no more clock readings than spinning spinLead takes.
+func TestWakeupsSpinOutLongWait(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	clock := &steppingClock{t: t0, step: time.Microsecond}
+	w, a := startSpinning(t, clock)
+
+	const d = 20 * time.Millisecond
+
+	deadline := t0.Add(d)
+	released := w.at(deadline)
+
+	// at read the clock once (t0+1µs) and set the alarm for the rest,
+	// spinLead early.
+	wantSet := d - time.Microsecond - spinLead
+	if got := a.requested(); !slices.Equal(got, []time.Duration{wantSet}) {
+		t.Fatalf("alarm settings %v, want [%v]", got, wantSet)
+	}
+
+	// Time passes until the alarm is due, and it rings.
+	clock.set(t0.Add(time.Microsecond + wantSet))
+	_, readsBefore := clock.state()
+	a.ring <- struct{}{}
+
+	<-released
+
+	at, reads := clock.state()
+	if at.Before(deadline) || at.After(deadline.Add(2*time.Microsecond)) {
+		t.Errorf("released when the clock read %v past the deadline, want 0 to 2µs", at.Sub(deadline))
+	}
+
+	// Spinning the 100µs out at 1µs a reading, plus the readings that
+	// bracket it.
+	if spun := reads - readsBefore; spun > int(spinLead/time.Microsecond)+3 {
+		t.Errorf("the clock was read %d times after the ring, want at most %d", spun, int(spinLead/time.Microsecond)+3)
+	}
+
+	if got := a.requested(); len(got) != 1 {
+		t.Errorf("alarm settings %v, want only the first: the spin reached the deadline", got)
+	}
+}
+
+// TestWakeupsShortWaitDoesNotSpin checks that a wait shorter than
+// spinAfter sets the alarm for the deadline itself and is released on its
+// ring without spinning: the clock is read only by at and by the release.
+func TestWakeupsShortWaitDoesNotSpin(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	clock := &steppingClock{t: t0, step: time.Microsecond}
+	w, a := startSpinning(t, clock)
+
+	const d = 500 * time.Microsecond
+
+	deadline := t0.Add(d)
+	released := w.at(deadline)
+
+	wantSet := d - time.Microsecond
+	if got := a.requested(); !slices.Equal(got, []time.Duration{wantSet}) {
+		t.Fatalf("alarm settings %v, want [%v]", got, wantSet)
+	}
+
+	clock.set(deadline.Add(-time.Microsecond)) // the release's reading reaches it
+	a.ring <- struct{}{}
+
+	<-released
+
+	if at, reads := clock.state(); reads != 2 || !at.Equal(deadline) {
+		t.Errorf("released at %v past the deadline after %d clock readings, want at it after 2", at.Sub(deadline), reads)
+	}
+}
+
+// TestWakeupsSpuriousEarlyRingDoesNotSpin checks the bound on spinning: an
+// alarm set early for a long wait that rings further from the deadline
+// than spinLead releases nothing and is set again rather than spun out.
+func TestWakeupsSpuriousEarlyRingDoesNotSpin(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	clock := &steppingClock{t: t0, step: time.Microsecond}
+	w, a := startSpinning(t, clock)
+
+	const d = 20 * time.Millisecond
+
+	released := w.at(t0.Add(d))
+	<-a.setting // at's
+
+	clock.set(t0.Add(d / 2)) // half-way: far from the deadline
+	a.ring <- struct{}{}
+
+	// The ring's handling is over once the alarm is set again: for what is
+	// left (read at d/2+2µs, by spin and release), still spinLead early.
+	if got, want := <-a.setting, d/2-2*time.Microsecond-spinLead; got != want {
+		t.Errorf("alarm set again for %v, want %v", got, want)
+	}
+
+	if _, reads := clock.state(); reads != 3 {
+		t.Errorf("the clock was read %d times, want 3 (at, spin's check, release): no spinning", reads)
+	}
+
+	select {
+	case <-released:
+		t.Error("released at a spurious ring half-way to the deadline")
+	default:
+	}
+}
+
 // TestPlatformAlarm is a real-clock sanity check of the platform
 // alarm: it must not ring before the time it was set for (being late is
 // the machine's business and not checked), a later Set must replace an
@@ -280,56 +491,71 @@ func TestPlatformAlarm(t *testing.T) {
 // alarm, how late the scheduler releases held replies: for each delay, 8
 // goroutines hold one reply at a time, and the lateness of each release
 // (from its deadline to the moment the holder runs) is reported as
-// p50/p90/p99 in microseconds. One iteration is one round of 8 holds, so
-// -benchtime bounds the count: go test -run '^$' -bench WakeupsAccuracy
-// -benchtime 2s ./internal/wiretest/ (the 1s delay runs 8 holds per round).
+// p50/p90/p99 in microseconds, with the server's spin-out of long waits
+// (spin) and without it (nospin). One iteration is one round of 8 holds,
+// so -benchtime bounds the count:
+//
+//	go test -run '^$' -bench WakeupsAccuracy -benchtime 2s ./internal/wiretest/
 func BenchmarkWakeupsAccuracy(b *testing.B) {
-	a, err := newPlatformAlarm()
-	if err != nil {
-		b.Fatal(err)
-	}
-
-	w := newWakeups(time.Now, a)
-	done := make(chan struct{})
-
-	go func() {
-		defer close(done)
-		w.run()
-	}()
-
-	b.Cleanup(func() {
-		_ = a.Close()
-		<-done
-	})
-
-	for _, d := range accuracyDelays {
-		b.Run(d.String(), func(b *testing.B) {
-			var late []time.Duration
-
-			for b.Loop() {
-				var (
-					wg sync.WaitGroup
-					mu sync.Mutex
-				)
-
-				for range 8 {
-					wg.Go(func() {
-						deadline := time.Now().Add(d)
-						<-w.at(deadline)
-						l := time.Since(deadline)
-
-						mu.Lock()
-						late = append(late, l)
-						mu.Unlock()
-					})
-				}
-
-				wg.Wait()
+	for _, mode := range []struct {
+		name string
+		lead time.Duration
+	}{{"spin", spinLead}, {"nospin", 0}} {
+		b.Run(mode.name, func(b *testing.B) {
+			a, err := newPlatformAlarm()
+			if err != nil {
+				b.Fatal(err)
 			}
 
-			reportLateness(b, late)
+			w := newWakeups(time.Now, a, mode.lead)
+			done := make(chan struct{})
+
+			go func() {
+				defer close(done)
+				w.run()
+			}()
+
+			b.Cleanup(func() {
+				_ = a.Close()
+				<-done
+			})
+
+			for _, d := range accuracyDelays {
+				b.Run(d.String(), func(b *testing.B) {
+					benchmarkWakeups(b, w, d)
+				})
+			}
 		})
 	}
+}
+
+// benchmarkWakeups holds rounds of 8 concurrent replies for d on w and
+// reports their lateness.
+func benchmarkWakeups(b *testing.B, w *wakeups, d time.Duration) {
+	var (
+		mu   sync.Mutex
+		late []time.Duration
+	)
+
+	for b.Loop() {
+		var wg sync.WaitGroup
+
+		for range 8 {
+			wg.Go(func() {
+				deadline := time.Now().Add(d)
+				<-w.at(deadline)
+				l := time.Since(deadline)
+
+				mu.Lock()
+				late = append(late, l)
+				mu.Unlock()
+			})
+		}
+
+		wg.Wait()
+	}
+
+	reportLateness(b, late)
 }
 
 // accuracyDelays are the delays the accuracy benchmarks measure.
