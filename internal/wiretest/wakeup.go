@@ -122,27 +122,27 @@ func (w *wakeups) run() {
 }
 
 // spin yields until the deadline the alarm was set early for has come, if
-// it rang for one. The lock is not held meanwhile, so holders can register
-// (an earlier deadline sets the alarm again, and only costs a ring).
+// it rang for one. The lock is not held meanwhile, so holders can register;
+// one that registers an earlier deadline ends the spin at its own.
 func (w *wakeups) spin() {
 	w.mu.Lock()
 	target, early := w.armedAt, w.early
 	w.mu.Unlock()
 
-	if !early {
-		return
-	}
-
 	// Bounded: the alarm never rings early by more than lead, so this ends
 	// lead after it rang at the latest, plus whatever the machine takes
 	// from the thread. An alarm ringing spuriously earlier than that is
 	// set again by release instead.
-	if target.Sub(w.now()) > w.lead {
+	if !early || target.Sub(w.now()) > w.lead {
 		return
 	}
 
 	for w.now().Before(target) {
 		runtime.Gosched()
+
+		w.mu.Lock()
+		target = w.armedAt // only ever moved earlier while spinning
+		w.mu.Unlock()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -229,21 +230,28 @@ func TestWakeupsManyConcurrent(t *testing.T) {
 // steppingClock is a fake clock that moves forward step on every reading,
 // standing for the time a loop that reads it takes; set moves it to an
 // instant, as the passing of time while the scheduler sleeps.
+// If onRead is set, it is called (outside the clock's lock) with every
+// reading, from the goroutine reading.
 type steppingClock struct {
-	mu    sync.Mutex
-	t     time.Time
-	step  time.Duration
-	reads int
+	mu     sync.Mutex
+	t      time.Time
+	step   time.Duration
+	reads  int
+	onRead func(t time.Time)
 }
 
 func (c *steppingClock) now() time.Time {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-
 	c.t = c.t.Add(c.step)
 	c.reads++
+	t, onRead := c.t, c.onRead
+	c.mu.Unlock()
 
-	return c.t
+	if onRead != nil {
+		onRead(t)
+	}
+
+	return t
 }
 
 func (c *steppingClock) set(t time.Time) {
@@ -373,6 +381,71 @@ func TestWakeupsSpinOutLongWait(t *testing.T) {
 
 	if got := a.requested(); len(got) != 1 {
 		t.Errorf("alarm settings %v, want only the first: the spin reached the deadline", got)
+	}
+}
+
+// TestWakeupsEarlierDeadlineDuringSpin registers, while the scheduler spins
+// towards a deadline, a reply due before it: that reply must be released at
+// its own deadline, not at the end of the spin, and the later one still at
+// its own, on the next ring.
+func TestWakeupsEarlierDeadlineDuringSpin(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	const d = 20 * time.Millisecond
+
+	deadline := t0.Add(d)
+	earlier := deadline.Add(-20 * time.Microsecond)
+
+	var (
+		w          *wakeups
+		fired      atomic.Bool // not a sync.Once: at reads the clock again
+		registered = make(chan (<-chan struct{}), 1)
+	)
+
+	// Half-way through the spin, from the spinning goroutine's own
+	// reading, so that it certainly happens during the spin.
+	clock := &steppingClock{t: t0, step: time.Microsecond}
+	clock.onRead = func(now time.Time) {
+		if now.Before(deadline.Add(-50 * time.Microsecond)) {
+			return
+		}
+
+		if fired.CompareAndSwap(false, true) {
+			registered <- w.at(earlier)
+		}
+	}
+
+	w, a := startSpinning(t, clock)
+
+	first := w.at(deadline)
+	wantSet := <-a.setting
+
+	clock.set(t0.Add(time.Microsecond + wantSet))
+	a.ring <- struct{}{}
+
+	second := <-registered
+	<-second
+
+	if at, _ := clock.state(); at.Before(earlier) || at.After(earlier.Add(2*time.Microsecond)) {
+		t.Errorf("the earlier reply was released %v past its deadline, want 0 to 2µs", at.Sub(earlier))
+	}
+
+	select {
+	case <-first:
+		t.Fatal("the later reply was released with the earlier one")
+	default:
+	}
+
+	// The alarm, set for the earlier deadline and then for the later one,
+	// rings when that is due.
+	<-a.setting
+	<-a.setting
+	clock.set(deadline)
+	a.ring <- struct{}{}
+
+	<-first
+
+	if at, _ := clock.state(); at.Before(deadline) {
+		t.Errorf("the later reply was released %v before its deadline", deadline.Sub(at))
 	}
 }
 
