@@ -160,7 +160,7 @@ func (c *Config) defaults() error {
 	if c.Spec == nil {
 		spec, errs := workload.Parse("calibration.yaml", []byte(Workload))
 		if len(errs) > 0 {
-			return fmt.Errorf("built-in calibration workload: %v", errs[0])
+			return fmt.Errorf("built-in calibration workload: %w", errs[0])
 		}
 
 		c.Spec = spec
@@ -345,7 +345,7 @@ func (c *calibration) matrix(ctx context.Context, uriA, uriB string, rounds int)
 
 	compiled, errs := bench.Compile(&spec)
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("workload: %v", errs[0])
+		return nil, fmt.Errorf("workload: %w", errs[0])
 	}
 
 	targets := []target.TargetSpec{{Name: "a", Kind: target.KindURI, URI: uriA}}
