@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/mongobench/mongobench/internal/workload"
 )
 
 // flagError is the message of a flag cobra could not parse. An unknown
@@ -36,39 +38,12 @@ func closestFlag(c *cobra.Command, name string) string {
 			return
 		}
 
-		if d := editDistance(name, f.Name); d < bestDist {
+		if d := workload.Levenshtein(name, f.Name); d < bestDist {
 			best, bestDist = f.Name, d
 		}
 	})
 
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-
-	for j := range prev {
-		prev[j] = j
-	}
-
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-
-		prev, cur = cur, prev
-	}
-
-	return prev[len(b)]
 }
 
 // oneWorkload is run's argument check: one workload file, and a message

@@ -274,7 +274,7 @@ func suggest(key string, fields map[string][]int) string {
 
 	best, bestDist := "", 3
 	for _, name := range names {
-		if dist := levenshtein(key, name); dist < bestDist {
+		if dist := Levenshtein(key, name); dist < bestDist {
 			best, bestDist = name, dist
 		}
 	}
@@ -286,7 +286,10 @@ func suggest(key string, fields map[string][]int) string {
 	return " (known fields: " + strings.Join(names, ", ") + ")"
 }
 
-func levenshtein(a, b string) int {
+// Levenshtein is the edit distance between a and b, by which an unknown
+// field name (or a mistyped flag, in the command line) finds its
+// suggestion.
+func Levenshtein(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 
