@@ -2,8 +2,8 @@ package report
 
 import (
 	"bytes"
-	"html/template"
 	"encoding/json"
+	"html/template"
 	"os"
 	"path/filepath"
 	"regexp"
