@@ -39,11 +39,6 @@ const (
 	// stopLimit bounds the exit after a stop signal; mongobench bounds its
 	// own graceful stop to 10 s.
 	stopLimit = 30 * time.Second
-
-	// readerStopLimit bounds how long a command blocked reading a named
-	// pipe takes to exit after a signal (it stops at once; the bound
-	// absorbs a busy machine).
-	readerStopLimit = 3 * time.Second
 )
 
 // nullWorkload runs findOne against the wiretest null server.
