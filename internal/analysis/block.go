@@ -401,14 +401,12 @@ func (b *Block) addJudged(title string, samples []verdict.Sample, j Judging) {
 				word, r, lo, hi = better, 1/r, 1/hi, 1/lo
 			}
 
-			l.Verdict = fmt.Sprintf("%s %s (%s %s–%s)", verdict.FormatRatio(r), word, level,
-				verdict.FormatRatio(lo), verdict.FormatRatio(hi))
+			l.Verdict = fmt.Sprintf("%s %s (%s %s)", verdict.FormatRatio(r), word, level, verdict.FormatInterval(lo, hi))
 		case v.Kind == verdict.NoDifference && v.Negligible:
-			l.Verdict = fmt.Sprintf("no meaningful difference (within ±%s; %s %s–%s)", effectText(opts.MinEffect), level,
-				verdict.FormatRatio(v.RatioLo), verdict.FormatRatio(v.RatioHi))
+			l.Verdict = fmt.Sprintf("no meaningful difference (within ±%s; %s %s)", effectText(opts.MinEffect), level,
+				verdict.FormatInterval(v.RatioLo, v.RatioHi))
 		case v.Kind == verdict.NoDifference:
-			l.Verdict = fmt.Sprintf("no significant difference (%s %s–%s)", level,
-				verdict.FormatRatio(v.RatioLo), verdict.FormatRatio(v.RatioHi))
+			l.Verdict = fmt.Sprintf("no significant difference (%s %s)", level, verdict.FormatInterval(v.RatioLo, v.RatioHi))
 		default:
 			l.Verdict = v.Text
 		}

@@ -205,11 +205,9 @@ func (b *Block) growthVerdict(l BlockLine, v verdict.Verdict, level string) stri
 	case verdict.Reference:
 		return "first block, the reference"
 	case verdict.Difference:
-		return fmt.Sprintf("%s the first (%s %s–%s)", verdict.FormatRatio(l.Ratio), level,
-			verdict.FormatRatio(l.RatioLo), verdict.FormatRatio(l.RatioHi))
+		return fmt.Sprintf("%s the first (%s %s)", verdict.FormatRatio(l.Ratio), level, verdict.FormatInterval(l.RatioLo, l.RatioHi))
 	case verdict.NoDifference:
-		return fmt.Sprintf("no significant difference (%s %s–%s)", level,
-			verdict.FormatRatio(l.RatioLo), verdict.FormatRatio(l.RatioHi))
+		return fmt.Sprintf("no significant difference (%s %s)", level, verdict.FormatInterval(l.RatioLo, l.RatioHi))
 	default:
 		return v.Text
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -259,6 +260,13 @@ func (s *shardRun) finished(msgs Messages, last *runner.PhaseResult) bool {
 		return false
 	}
 
+	others := fmt.Sprintf("the other %d shards", s.Count-1)
+	if s.Count == 2 {
+		others = "shard 1"
+	}
+
+	msgs.Printf("Shard 0/%d: waiting for %s to finish before dropping database %q (at most %s)\n",
+		s.Count, others, s.coll.Database().Name(), s.Wait)
 	msgs.Step("waiting for the other %d shards to finish before dropping the database (at most %s)", s.Count-1, s.Wait)
 
 	for {
@@ -394,6 +402,12 @@ func (r *run) prepareShardDatabase(ctx context.Context, tgt *openedTarget, spec 
 		return target.Ownership{}, nil
 	}
 
+	if sr != nil {
+		if err := sr.checkAbsent(ctx); err != nil {
+			return target.Ownership{}, err
+		}
+	}
+
 	if sr != nil && !sr.sets() {
 		return target.Ownership{}, nil
 	}
@@ -411,7 +425,62 @@ func (r *run) prepareShardDatabase(ctx context.Context, tgt *openedTarget, spec 
 		return own, failed("emptying %s: %v", ShardCollection, err)
 	}
 
-	return own, nil
+	return own, sr.checkStored(ctx)
+}
+
+// noStorage is the refusal of a server through which the shards cannot
+// meet: the first thing people try is the null test server, and a decoding
+// error about its canned documents, or a wait of --shard-wait, says nothing
+// about the cause.
+func (s *shardRun) noStorage(what string) error {
+	return badInput("shard %d/%d: the server does not store documents (%s), so the shards cannot meet through %s; "+
+		"for such a server (the null test server, mongobench testserver) use --shard-setup none", s.Index, s.Count, what, ShardCollection)
+}
+
+// checkAbsent looks for a document that cannot exist: a server that
+// returns one answers finds with canned documents, whatever the filter.
+// It only reads, so every shard can run it before anything else.
+func (s *shardRun) checkAbsent(ctx context.Context) error {
+	id := "absent-" + rand.Text()
+
+	err := s.coll.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Err()
+
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return nil
+	case err != nil:
+		return failed("shard %d/%d: reading %s: %v", s.Index, s.Count, ShardCollection, err)
+	default:
+		return s.noStorage("a find for a document never written returned one")
+	}
+}
+
+// checkStored writes a document into the shard collection and reads it
+// back, for shard 0, which owns the database by then: a server that drops
+// writes (one that answers finds with nothing) would leave the other
+// shards waiting for a marker that never comes.
+func (s *shardRun) checkStored(ctx context.Context) error {
+	probe := shardDoc{ID: "probe", Spec: s.hash, At: time.Now()}
+	if err := s.put(ctx, probe); err != nil {
+		return failed("writing to %s: %v", ShardCollection, err)
+	}
+
+	var got shardDoc
+
+	err := s.coll.FindOne(ctx, bson.D{{Key: "_id", Value: probe.ID}}).Decode(&got)
+
+	switch {
+	case errors.Is(err, mongo.ErrNoDocuments):
+		return s.noStorage("a document just written could not be read back")
+	case err != nil || got.Spec != probe.Spec:
+		return s.noStorage("a document just written was read back different")
+	}
+
+	if _, err := s.coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: probe.ID}}); err != nil {
+		return failed("removing the probe from %s: %v", ShardCollection, err)
+	}
+
+	return nil
 }
 
 // loads returns the load steps this process runs: all of them, except in a

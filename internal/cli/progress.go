@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -16,11 +18,12 @@ import (
 )
 
 // newObserver picks the live output: a progress bar on a terminal, one plain
-// line per interval otherwise (logs, CI), nothing with --quiet.
+// line per interval otherwise (logs, CI), and with --quiet nothing but a line
+// every 10 s of a load phase (quietObserver).
 func newObserver(st *State, quiet bool) runner.Observer {
 	switch {
 	case quiet:
-		return nil
+		return &quietObserver{w: st.Stderr}
 	case st.StderrIsTerminal && st.Getenv("CI") == "":
 		w := st.Stderr
 		if st.barStderr != nil {
@@ -297,4 +300,85 @@ func (o *lineObserver) Block(p runner.Phase, b runner.Block) {
 // Block reports a finished growth block in the bar's status.
 func (o *barObserver) Block(_ runner.Phase, b runner.Block) {
 	o.status.Store(fmt.Sprintf("block %d done: %s holds %d documents", b.Index+1, b.Size.Collection, b.Size.Documents))
+}
+
+// quietLoadPeriod is how often a quiet run reports a load phase still going:
+// rarely enough to stay quiet, often enough that a load of hours (a
+// mistyped document count) is never silent.
+const quietLoadPeriod = 10 * time.Second
+
+// quietObserver is the live output of --quiet: nothing, except one line
+// every quietLoadPeriod while a load phase goes on, with its rate and what
+// is left, so that a load that would take years says so.
+type quietObserver struct {
+	w       io.Writer
+	loaded  int64
+	printed time.Duration // elapsed at the last line
+}
+
+func (o *quietObserver) PhaseStarted(runner.Phase) { o.loaded, o.printed = 0, 0 }
+
+func (o *quietObserver) Warmup(runner.Phase, time.Duration) {}
+
+func (o *quietObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed time.Duration) {
+	if p.Docs <= 0 {
+		return
+	}
+
+	for _, op := range iv.Ops {
+		o.loaded += op.Docs
+	}
+
+	if elapsed-o.printed < quietLoadPeriod {
+		return
+	}
+
+	o.printed = elapsed
+
+	rate := float64(o.loaded) / elapsed.Seconds()
+	left := "time left unknown"
+
+	if rate > 0 {
+		left = "about " + longDuration(float64(p.Docs-o.loaded)/rate) + " left"
+	}
+
+	fmt.Fprintf(o.w, "loading %s: %s of %s documents, %s/s, %s\n", strings.TrimPrefix(p.Name, "load_"),
+		groupDigits(o.loaded), groupDigits(p.Docs), groupDigits(int64(rate)), left)
+}
+
+func (o *quietObserver) PhaseEnded(runner.Phase, *runner.PhaseResult) {}
+
+// groupDigits writes n with thousands separators: 1,234,000.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return "-" + groupDigits(-n)
+	}
+
+	var b strings.Builder
+
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+
+		b.WriteRune(c)
+	}
+
+	return b.String()
+}
+
+// longDuration formats seconds that may be years: "42s", "3h10m", "12 days",
+// "31,710 years".
+func longDuration(secs float64) string {
+	const day, year = 86400.0, 365.25 * 86400
+
+	switch {
+	case secs >= 2*year:
+		return groupDigits(int64(secs/year)) + " years"
+	case secs >= 2*day:
+		return fmt.Sprintf("%d days", int64(secs/day))
+	default:
+		return time.Duration(secs * float64(time.Second)).Round(time.Second).String()
+	}
 }

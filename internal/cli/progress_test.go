@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -163,4 +164,64 @@ func TestCloseObserverEndsStartedBar(t *testing.T) {
 	closeObserver(o)               // a second time is harmless
 	closeObserver(&lineObserver{}) // and other observers are left alone
 	closeObserver(nil)
+}
+
+// TestQuietLoadProgress feeds a quiet run's observer a load of 10^15
+// documents at 1,000 a second: it prints nothing for other phases nor in
+// the first 10 s of the load, then one line every 10 s naming the
+// collection, the count, the rate and the (very long) time left. --quiet
+// used to print nothing at all until the load was killed.
+func TestQuietLoadProgress(t *testing.T) {
+	var out strings.Builder
+
+	st := &State{Stderr: &out}
+	obs := newObserver(st, true)
+
+	if obs == nil {
+		t.Fatal("--quiet has no observer: a load of years would be silent")
+	}
+
+	measured := runner.Phase{Name: "main", Concurrency: 2, Duration: time.Minute}
+	obs.PhaseStarted(measured)
+
+	for s := 1; s <= 30; s++ {
+		obs.Interval(measured, interval(t, 10, 0), time.Duration(s)*time.Second)
+	}
+
+	obs.PhaseEnded(measured, &runner.PhaseResult{})
+
+	if out.Len() != 0 {
+		t.Fatalf("quiet printed for a measured phase:\n%s", out.String())
+	}
+
+	load := runner.Phase{Name: "load_items", Model: "load", Concurrency: 4, Docs: 1_000_000_000_000_000}
+	obs.PhaseStarted(load)
+
+	for s := 1; s <= 25; s++ {
+		obs.Interval(load, interval(t, 1, 1000), time.Duration(s)*time.Second)
+	}
+
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{
+		"loading items: 10,000 of 1,000,000,000,000,000 documents, 1,000/s, about 31,688 years left",
+		"loading items: 20,000 of 1,000,000,000,000,000 documents, 1,000/s, about 31,688 years left",
+	}
+
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("quiet load progress:\n%s\nwant:\n%s", out.String(), strings.Join(want, "\n"))
+	}
+}
+
+// TestLongDuration checks the time-left wording from seconds to years.
+func TestLongDuration(t *testing.T) {
+	for secs, want := range map[float64]string{
+		42:                 "42s",
+		3*3600 + 600:       "3h10m0s",
+		12 * 86400:         "12 days",
+		3 * 365.25 * 86400: "3 years",
+	} {
+		if got := longDuration(secs); got != want {
+			t.Errorf("longDuration(%v) = %q, want %q", secs, got, want)
+		}
+	}
 }

@@ -127,6 +127,12 @@ func writeReport(st *State, paths []string, out, csvDir string) error {
 			continue
 		}
 
+		// As compare does: a hand-edited or damaged file is still
+		// shown, but not without saying so.
+		if errs := res.Check(); len(errs) > 0 {
+			fmt.Fprintf(st.Stderr, "Warning: %s is inconsistent (%d problems), reported anyway; first: %v\n", path, len(errs), errs[0])
+		}
+
 		results = append(results, res)
 	}
 

@@ -161,3 +161,40 @@ func TestReportCommandBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestReportWarnsOnCorruptHistogram reports a results file one of whose
+// histograms was damaged: the report is still written, but a warning names
+// the file, as compare's does (report used to say nothing).
+func TestReportWarnsOnCorruptHistogram(t *testing.T) {
+	data, err := os.ReadFile(reportQuickstart)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	const good = `"histogram": "HISTF`
+
+	if !strings.Contains(string(data), good) {
+		t.Fatalf("%s has no histogram to damage", reportQuickstart)
+	}
+
+	dir := t.TempDir()
+	damaged := filepath.Join(dir, "damaged.json")
+
+	if err := os.WriteFile(damaged, []byte(strings.Replace(string(data), good, `"histogram": "XXXXX`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	code, _, stderr := runMain(t, "report", damaged, "-o", filepath.Join(dir, "r.html"))
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, stderr)
+	}
+
+	if !strings.Contains(stderr, "Warning: "+damaged+" is inconsistent (") || !strings.Contains(stderr, "reported anyway; first: ") {
+		t.Errorf("no warning about the damaged histogram:\n%s", stderr)
+	}
+
+	code, _, stderr = runMain(t, "report", reportQuickstart, "-o", filepath.Join(dir, "ok.html"))
+	if code != ExitOK || strings.Contains(stderr, "Warning") {
+		t.Errorf("an intact file: exit %d, stderr:\n%s", code, stderr)
+	}
+}

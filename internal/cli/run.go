@@ -167,7 +167,7 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 	fl.DurationVar(&f.duration, "duration", 0, "measured duration, overriding the workload's run.duration")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "number of workers, overriding the workload's run.concurrency")
 	fl.Int64Var(&f.seed, "seed", 0, "seed for generated data, overriding the workload's seed")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; only the final table and messages")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; only the final table and messages (a load phase still says every 10 s how far it got)")
 	fl.BoolVar(&f.allowExisting, "allow-existing-db", false,
 		"use the workload's database even though mongobench did not create it: only the workload's collections are "+
 			"created there and removed after the run; the database and its other collections are never touched")

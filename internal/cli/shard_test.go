@@ -524,3 +524,69 @@ func TestShardWaitsAreBounded(t *testing.T) {
 		assertNoStackTrace(t, stderr)
 	}
 }
+
+// TestShardsRefuseNullServer runs shards that meet through the database
+// against the null server, which stores nothing: each must stop at once
+// with exit code 2 and one line saying so and naming --shard-setup none
+// (shard 1 used to fail decoding the server's canned documents, shard 0 to
+// wait silently). Without canned documents, shard 0 finds out by reading
+// back what it wrote.
+func TestShardsRefuseNullServer(t *testing.T) {
+	path := writeWorkload(t, nullShardWorkload)
+	dir := t.TempDir()
+
+	for _, c := range []struct {
+		findDocs int
+		shard    string
+		because  string
+	}{
+		{1, "0/2", "a find for a document never written returned one"},
+		{1, "1/2", "a find for a document never written returned one"},
+		{0, "0/2", "a document just written could not be read back"},
+	} {
+		srv, err := wiretest.Start(wiretest.Config{FindDocs: c.findDocs})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		code, _, stderr := runMain(t, "run", path, "--uri", srv.URI(), "--out", filepath.Join(dir, "r.json"), "--no-explain",
+			"--server-stats-interval", "0", "--shard", c.shard, "--start-at", "auto", "--shard-wait", "1m")
+		_ = srv.Close()
+
+		want := "shard " + c.shard + ": the server does not store documents (" + c.because + ")"
+		if lines := errorLines(stderr); code != ExitBadInput || len(lines) != 1 || !strings.Contains(lines[0], want) ||
+			!strings.Contains(lines[0], "--shard-setup none") {
+			t.Errorf("find docs %d, shard %s: exit code %d, want %d and one line saying %q and naming --shard-setup none\n%s",
+				c.findDocs, c.shard, code, ExitBadInput, want, stderr)
+		}
+	}
+}
+
+// TestShardZeroSaysWhatItWaitsFor runs two shards on a real server without
+// --keep-db: shard 0 waits for shard 1 to finish before dropping the
+// database, and must say so rather than wait silently.
+func TestShardZeroSaysWhatItWaitsFor(t *testing.T) {
+	t.Parallel() // mostly waits
+
+	srv := startServer(t)
+	path := writeWorkload(t, shardInsertWorkload)
+	dir := t.TempDir()
+
+	codes, stderrs := runShards(t, 2, func(i int) []string {
+		return []string{
+			"run", path, "--uri", srv.URI(), "--out", filepath.Join(dir, fmt.Sprintf("shard%d.json", i)), "--no-explain",
+			"--server-stats-interval", "0", "--shard", fmt.Sprintf("%d/2", i), "--start-at", "auto", "--shard-wait", "90s",
+		}
+	})
+
+	for i, code := range codes {
+		if code != 0 {
+			t.Fatalf("shard %d: exit code %d\n%s", i, code, stderrs[i])
+		}
+	}
+
+	want := `Shard 0/2: waiting for shard 1 to finish before dropping database "mongobench_cli_sharded_inserts"`
+	if !strings.Contains(stderrs[0], want) {
+		t.Errorf("shard 0 does not say what it waits for (%q):\n%s", want, stderrs[0])
+	}
+}

@@ -191,7 +191,11 @@ func watchSignals(st *State, cancel context.CancelFunc, done <-chan struct{}) {
 
 			st.say("Exiting at once.\n")
 		case <-limit.C:
-			st.say("The stop took longer than %s (still %s); exiting at once.\n", st.shutdownLimit(), st.markInterrupted())
+			if step := st.markInterrupted(); step != "" {
+				st.say("The stop took longer than %s (still %s); exiting at once.\n", st.shutdownLimit(), step)
+			} else {
+				st.say("The stop took longer than %s; exiting at once.\n", st.shutdownLimit())
+			}
 		}
 
 		st.runHardExitHooks()

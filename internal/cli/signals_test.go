@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,17 +10,20 @@ import (
 	"time"
 )
 
-// TestReadersStopOnSignal runs validate, report and compare on a named pipe
-// that nobody writes to, and run on one as its workload: each blocks in
+// TestReadersStopOnSignal runs validate, report and compare on a pipe that
+// nothing is written to, and run on one as its workload: each blocks in
 // reading it until a signal, then stops with exit code 1 and says so.
+// Report and compare read a named pipe; a workload named pipe is refused
+// (TestWorkloadNotAFile), so validate and run read the pipe through a
+// descriptor path, as the shell's <(command) gives it.
 func TestReadersStopOnSignal(t *testing.T) {
-	for name, args := range map[string]func(pipe, dir string) []string{
-		"validate": func(pipe, _ string) []string { return []string{"validate", pipe} },
-		"report": func(pipe, dir string) []string {
+	for name, args := range map[string]func(pipe, fd, dir string) []string{
+		"validate": func(_, fd, _ string) []string { return []string{"validate", fd} },
+		"report": func(pipe, _, dir string) []string {
 			return []string{"report", pipe, "-o", filepath.Join(dir, "report.html")}
 		},
-		"compare": func(pipe, _ string) []string { return []string{"compare", pipe, pipe} },
-		"run":     func(pipe, dir string) []string { return []string{"run", pipe, "--out", filepath.Join(dir, "r.json")} },
+		"compare": func(pipe, _, _ string) []string { return []string{"compare", pipe, pipe} },
+		"run":     func(_, fd, dir string) []string { return []string{"run", fd, "--out", filepath.Join(dir, "r.json")} },
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -36,7 +40,21 @@ func TestReadersStopOnSignal(t *testing.T) {
 				}
 			})
 
-			cmdArgs := args(pipe, dir)
+			// An anonymous pipe whose writer stays open and silent.
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			t.Cleanup(func() { pw.Close(); pr.Close() })
+
+			fd := fmt.Sprintf("/proc/self/fd/%d", pr.Fd())
+			if _, err := os.Stat(fd); err != nil {
+				t.Skipf("no /proc/self/fd here: %v", err)
+			}
+
+			cmdArgs := args(pipe, fd, dir)
+			input := cmdArgs[1]
 
 			r := newCLIRun(cmdArgs...)
 			done := r.start()
@@ -52,8 +70,8 @@ func TestReadersStopOnSignal(t *testing.T) {
 				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, ExitFailed, stderr)
 			}
 
-			if !strings.Contains(stderr, "Interrupted (SIGTERM)") || !strings.Contains(stderr, "interrupted while reading "+pipe) {
-				t.Errorf("stderr does not say that reading %s was interrupted:\n%s", pipe, stderr)
+			if !strings.Contains(stderr, "Interrupted (SIGTERM)") || !strings.Contains(stderr, "interrupted while reading "+input) {
+				t.Errorf("stderr does not say that reading %s was interrupted:\n%s", input, stderr)
 			}
 
 			if codes := r.exitCodes(); len(codes) > 0 {
@@ -63,20 +81,48 @@ func TestReadersStopOnSignal(t *testing.T) {
 	}
 }
 
-// TestValidateRefusesEndlessFile validates /dev/zero: the size limit stops
-// it with a one-line message and exit code 2.
-func TestValidateRefusesEndlessFile(t *testing.T) {
-	if _, err := os.Stat("/dev/zero"); err != nil {
-		t.Skip("no /dev/zero on this system")
+// TestWorkloadNotAFile gives validate and run a named pipe nobody writes to
+// and a device as the workload: each is refused at once, before opening it,
+// with a one-line error naming the file and exit code 2 (validate used to
+// wait on the pipe until Ctrl-C).
+func TestWorkloadNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "w.yaml")
+
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
 	}
 
-	code, _, stderr := runMain(t, "validate", "/dev/zero")
-	if code != ExitBadInput {
-		t.Errorf("exit code %d, want %d\nstderr:\n%s", code, ExitBadInput, stderr)
-	}
+	t.Cleanup(func() {
+		if w, err := os.OpenFile(pipe, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
 
-	if !strings.Contains(stderr, "/dev/zero: more than 4 MiB") {
-		t.Errorf("stderr does not name the file and the limit:\n%s", stderr)
+	for _, c := range []struct{ path, what string }{
+		{pipe, "is a named pipe"},
+		{"/dev/zero", "is a device"},
+	} {
+		if _, err := os.Stat(c.path); err != nil {
+			continue
+		}
+
+		for _, args := range [][]string{
+			{"validate", c.path},
+			{"run", c.path, "--out", filepath.Join(dir, "r.json")},
+		} {
+			r := newCLIRun(args...)
+			code := r.wait(t, r.start(), 10*time.Second)
+			stderr := r.stderr.String()
+
+			if code != ExitBadInput {
+				t.Errorf("%v: exit code %d, want %d\nstderr:\n%s", args, code, ExitBadInput, stderr)
+			}
+
+			if !strings.Contains(stderr, c.path+": "+c.what+", not a file") {
+				t.Errorf("%v: stderr does not say %q:\n%s", args, c.what, stderr)
+			}
+		}
 	}
 }
 
@@ -146,5 +192,31 @@ func TestStopWithinBoundDoesNotExit(t *testing.T) {
 
 	if codes := r.exitCodes(); len(codes) > 0 {
 		t.Errorf("Exit called with %v after the command returned", codes)
+	}
+}
+
+// TestStopIsBoundedWithoutStep is TestStopIsBounded for a command that
+// never said what it does: the message must not print an empty "(still )".
+func TestStopIsBoundedWithoutStep(t *testing.T) {
+	r := newCLIRun()
+	r.st.steps.limit = 200 * time.Millisecond
+
+	exited := make(chan int, 1)
+	r.onExit = func(code int) { exited <- code }
+
+	_, stop := interruptContext(r.st)
+	defer stop()
+
+	r.signals <- syscall.SIGINT
+
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no forced exit after the bound\nstderr:\n%s", r.stderr)
+	}
+
+	stderr := r.stderr.String()
+	if !strings.Contains(stderr, "The stop took longer than 200ms; exiting at once.") || strings.Contains(stderr, "still )") {
+		t.Errorf("the bound's message is not one clean line:\n%s", stderr)
 	}
 }

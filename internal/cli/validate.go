@@ -3,13 +3,19 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/bench"
+	"github.com/mongobench/mongobench/internal/inputfile"
 	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/workload"
 )
+
+// slowValidateSize is the workload file size from which validate says that
+// it is working: parsing and compiling take about a second per MiB.
+const slowValidateSize = 1 << 20
 
 func newValidateCommand(st *State) *cobra.Command {
 	return &cobra.Command{
@@ -26,6 +32,14 @@ It exits with code 2 if any file has a problem.`,
 			bad := 0
 
 			for _, path := range args {
+				st.setStep("validating %s", path)
+
+				// A large file takes seconds to parse and compile: say so,
+				// so that the wait is not silent.
+				if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() >= slowValidateSize {
+					fmt.Fprintf(st.Stderr, "Validating %s (%s)...\n", path, inputfile.Size(fi.Size()))
+				}
+
 				if _, errs := readWorkload(ctx, path, nil); len(errs) > 0 {
 					if ctx.Err() != nil {
 						return failed("interrupted while reading %s", path)
@@ -60,7 +74,34 @@ func loadWorkload(path string, seed *int64) (*bench.Compiled, []error) {
 
 // readWorkload is loadWorkload under a context, which an interrupt cancels:
 // reading a named pipe then stops at once. set are --set parameter values.
+//
+// Parsing and compiling a large file takes seconds and does not look at
+// ctx, so it runs on a goroutine of its own and an interrupt returns at
+// once (with ctx's error); the goroutine's work is then abandoned, and the
+// command exits.
 func readWorkload(ctx context.Context, path string, seed *int64, set ...string) (*bench.Compiled, []error) {
+	type compiled struct {
+		c    *bench.Compiled
+		errs []error
+	}
+
+	ch := make(chan compiled, 1)
+
+	go func() {
+		c, errs := compileWorkload(ctx, path, seed, set)
+		ch <- compiled{c, errs}
+	}()
+
+	select {
+	case r := <-ch:
+		return r.c, r.errs
+	case <-ctx.Done():
+		return nil, []error{fmt.Errorf("%s: reading stopped: %w", path, context.Cause(ctx))}
+	}
+}
+
+// compileWorkload is readWorkload's work: read, parse, validate, compile.
+func compileWorkload(ctx context.Context, path string, seed *int64, set []string) (*bench.Compiled, []error) {
 	spec, errs := workload.ReadWith(ctx, path, set)
 	if len(errs) > 0 {
 		return nil, errs

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -183,4 +185,61 @@ func open(ctx context.Context, path string) (*os.File, error) {
 // stopped is the error of a read cut short by ctx.
 func stopped(ctx context.Context, path string) error {
 	return fmt.Errorf("%s: reading stopped: %w", path, context.Cause(ctx))
+}
+
+// NotFileError says that a path names a named pipe, a device or a socket
+// where a file was expected.
+type NotFileError struct {
+	// Path is the file as given.
+	Path string
+
+	// What says what it is: "a named pipe", "a device", "a socket".
+	What string
+}
+
+// Error is one line naming the file and what it is.
+func (e *NotFileError) Error() string {
+	return fmt.Sprintf("%s: is %s, not a file; give the path of a file", e.Path, e.What)
+}
+
+// CheckFile refuses, at once, a path that names a named pipe, a device or a
+// socket: reading one would wait for a writer that may never come, or read
+// forever. A pipe reached through a descriptor of the process (/dev/stdin,
+// /dev/fd/N, /proc/self/fd/N: the shell's <(command) and here-documents) is
+// accepted, since its writer already exists; Read still stops on a cancelled
+// context if it blocks. Errors of os.Stat are returned as they are.
+func CheckFile(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+
+	mode := info.Mode()
+
+	var what string
+
+	switch {
+	case mode&os.ModeNamedPipe != 0:
+		if isDescriptor(path) {
+			return nil
+		}
+
+		what = "a named pipe"
+	case mode&os.ModeDevice != 0:
+		what = "a device"
+	case mode&os.ModeSocket != 0:
+		what = "a socket"
+	default:
+		return nil
+	}
+
+	return &NotFileError{Path: path, What: what}
+}
+
+// isDescriptor reports whether path names an open descriptor of the process
+// rather than a file system entry.
+func isDescriptor(path string) bool {
+	clean := filepath.Clean(path)
+
+	return clean == "/dev/stdin" || strings.HasPrefix(clean, "/dev/fd/") || strings.HasPrefix(clean, "/proc/self/fd/")
 }

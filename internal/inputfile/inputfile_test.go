@@ -3,6 +3,7 @@ package inputfile_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,5 +201,49 @@ func TestSize(t *testing.T) {
 		if got := inputfile.Size(n); got != want {
 			t.Errorf("Size(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestCheckFile refuses a named pipe and a device at once, names what they
+// are, and accepts a regular file and a pipe reached through a descriptor
+// path (the shell's <(command)).
+func TestCheckFile(t *testing.T) {
+	regular := filepath.Join(t.TempDir(), "w.yaml")
+	if err := os.WriteFile(regular, []byte("name: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := inputfile.CheckFile(regular); err != nil {
+		t.Errorf("regular file refused: %v", err)
+	}
+
+	p := fifo(t)
+
+	var nf *inputfile.NotFileError
+	if err := inputfile.CheckFile(p); !errors.As(err, &nf) || nf.What != "a named pipe" || err.Error() != p+": is a named pipe, not a file; give the path of a file" {
+		t.Errorf("named pipe: got %v", err)
+	}
+
+	if _, err := os.Stat("/dev/null"); err == nil {
+		if err := inputfile.CheckFile("/dev/null"); !errors.As(err, &nf) || nf.What != "a device" {
+			t.Errorf("/dev/null: got %v", err)
+		}
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	defer r.Close()
+	defer w.Close()
+
+	fd := fmt.Sprintf("/proc/self/fd/%d", r.Fd())
+	if _, err := os.Stat(fd); err != nil {
+		t.Skipf("no /proc/self/fd here: %v", err)
+	}
+
+	if err := inputfile.CheckFile(fd); err != nil {
+		t.Errorf("pipe through %s refused: %v", fd, err)
 	}
 }

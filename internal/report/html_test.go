@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"html/template"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/golden"
 	"github.com/mongobench/mongobench/internal/result"
 )
@@ -185,7 +187,7 @@ func TestReportSections(t *testing.T) {
 
 	for _, want := range []string{
 		`id="r1-meta"`, `id="r1-findings"`, `id="r1-explain"`, `id="r1-load"`, `id="r1-p3"`, `id="r1-p4"`, `id="r1-server"`, `id="r1-errors"`,
-		`<li class="warning"><span class="sev">warning</span><span class="op">scan</span>`,
+		`<tr class="warning"><td class="text"><span class="sev">warning</span></td>`,
 		`<tr class="collscan">`, `collection scan</span>`, "explain failed: explain is not supported",
 		`<span class="badge bad">aborted</span>`, "no operation succeeded for 15s",
 		"warm (closed, 2.0 s, measure: false): not measured",
@@ -329,5 +331,28 @@ func TestReportSpecText(t *testing.T) {
 
 	if _, text := specText(func() {}); text != "" {
 		t.Errorf("unencodable spec gives %q", text)
+	}
+}
+
+// TestReportFindingsOnce renders the fixture, whose findings are a
+// collection scan, a schedule not kept and failed operations, and counts
+// each finding's words in the page: each appears once, in the table of
+// groups (the page used to list every finding again below that table).
+func TestReportFindingsOnce(t *testing.T) {
+	r := fullResult(t)
+	page := render(t, Options{}, []*result.Result{r})
+
+	if len(r.Findings) == 0 {
+		t.Fatal("the fixture has no findings")
+	}
+
+	for _, g := range analysis.GroupFindings(r) {
+		if n := strings.Count(page, template.HTMLEscapeString(g.Cause)); n != 1 {
+			t.Errorf("finding %q appears %d times in the page, want once", g.Cause, n)
+		}
+	}
+
+	if n := strings.Count(page, `<section class="card" id="r1-findings">`); n != 1 {
+		t.Errorf("%d findings sections, want 1", n)
 	}
 }

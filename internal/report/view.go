@@ -44,7 +44,8 @@ type runView struct {
 	WorkloadSource string
 	WorkloadSpec   string
 
-	Findings      []findingView
+	// FindingGroups are the run's findings, each in exactly one group:
+	// the page lists the groups only, so that no finding is said twice.
 	FindingGroups []findingGroupView
 
 	// Blocks are the run's comparison blocks (a single run's; a matrix's
@@ -88,13 +89,6 @@ type navLink struct {
 	Href  string
 	Label string
 	Class string
-}
-
-type findingView struct {
-	Severity  string
-	Warning   bool
-	Operation string
-	Text      string
 }
 
 type explainView struct {
@@ -196,12 +190,6 @@ func newRunView(n int, label string, r *result.Result) *runView {
 	v.Meta = runMeta(r)
 	v.WorkloadSource = r.Workload.Source
 	v.Description, v.WorkloadSpec = specText(r.Workload.Spec)
-
-	for _, f := range r.Findings {
-		v.Findings = append(v.Findings, findingView{
-			Severity: f.Severity, Warning: f.Severity == "warning", Operation: f.Operation, Text: f.Text,
-		})
-	}
 
 	v.FindingGroups = newFindingGroupViews(r)
 	if r.Matrix == nil {
@@ -496,7 +484,7 @@ func runNav(v *runView) []navLink {
 		links = append(links, navLink{Href: "#" + v.ID + "-comparison", Label: "Comparison"})
 	}
 
-	if len(v.Findings) > 0 {
+	if len(v.FindingGroups) > 0 {
 		links = append(links, navLink{Href: "#" + v.ID + "-findings", Label: "Findings"})
 	}
 

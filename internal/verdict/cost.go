@@ -151,3 +151,9 @@ func (d *Cost) unpaired(ys, xs []float64, alpha float64) bool {
 // "12.3×", "966×", "∞×"; renderers that word verdicts their own way use it
 // so that the numbers read the same everywhere.
 func FormatRatio(r float64) string { return formatRatio(r) }
+
+// FormatInterval formats a ratio interval as the verdict texts do:
+// "1.90×–2.30×", or "2.01× or more" when the upper bound is infinite (a
+// side with zero throughput in some round): "2.01×–∞×" reads as a
+// measured bound, which it is not.
+func FormatInterval(lo, hi float64) string { return intervalText(lo, hi) }

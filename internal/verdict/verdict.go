@@ -1173,8 +1173,12 @@ func differenceText(ratio, lo, hi float64, dir Direction, level string) string {
 	return fmt.Sprintf("%s %s, %s CI %s", formatRatio(ratio), word, level, intervalText(lo, hi))
 }
 
-// intervalText formats a ratio interval: "1.90×–2.30×".
+// intervalText formats a ratio interval: "1.90×–2.30×", "2.01× or more".
 func intervalText(lo, hi float64) string {
+	if math.IsInf(hi, 1) && !math.IsInf(lo, 0) {
+		return formatRatio(lo) + " or more"
+	}
+
 	return formatRatio(lo) + "–" + formatRatio(hi)
 }
 

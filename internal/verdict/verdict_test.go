@@ -733,3 +733,35 @@ func TestDefaultAlpha(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatInterval checks that an interval with an infinite upper bound
+// (a round with zero throughput on one side) reads "2.01× or more", not
+// "2.01×–∞×", and that finite ones keep the dash.
+func TestFormatInterval(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{1.9, 2.3, "1.90×–2.30×"},
+		{0, 0.5, "0×–0.50×"},
+		{2.01, math.Inf(1), "2.01× or more"},
+		{1 / math.Inf(1), 1 / 0.25, "0×–4.00×"},
+	} {
+		if got := FormatInterval(c.lo, c.hi); got != c.want {
+			t.Errorf("FormatInterval(%v, %v) = %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+// TestDifferenceTextInfiniteBound words a faster side whose interval's
+// lower ratio is zero, so that the inverted interval has no upper bound.
+func TestDifferenceTextInfiniteBound(t *testing.T) {
+	got := differenceText(0.4, 0, 0.497, HigherIsBetter, "95%")
+	if want := "2.50× faster, 95% CI 2.01× or more"; got != want {
+		t.Errorf("differenceText = %q, want %q", got, want)
+	}
+
+	if strings.Contains(got, "∞") {
+		t.Errorf("differenceText = %q prints an infinite bound", got)
+	}
+}

@@ -60,6 +60,12 @@ func ReadWith(ctx context.Context, path string, set []string) (*Spec, []error) {
 		return nil, []error{fmt.Errorf("%s: is a directory, not a workload file", path)}
 	}
 
+	// A named pipe or a device is refused before opening it: the open
+	// of a pipe nobody writes to would wait until Ctrl-C.
+	if err := inputfile.CheckFile(path); err != nil {
+		return nil, []error{err}
+	}
+
 	data, err := inputfile.ReadLimit(ctx, path, MaxFileSize)
 	if err != nil {
 		var pe *os.PathError
