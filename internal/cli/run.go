@@ -278,6 +278,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	if plan.Matrix() {
 		warnMatrixThresholds(st, w.Spec)
+	} else {
+		st.setUnsaved(plan.Options.RunLog)
 	}
 
 	outcome, err := bench.Run(ctx, plan, benchHooks(st, f))
@@ -302,6 +304,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
+	st.setUnsaved("")
 	printSummary(tableWriter(st, f), res)
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)

@@ -117,14 +117,18 @@ func union(ivs []metrics.Interval) metrics.Interval {
 	return out
 }
 
-// TestCapMergesExactly builds phases of 600, 1201 and 1500 intervals: the
-// results keep at most MaxIntervals points, each the exact union of the
-// adjacent intervals it stands for (counts, errors, documents, histogram
-// bucket for bucket and so every percentile), with the plan point of the
-// last of them; the phase's totals are the union of all, and the file
-// passes result.Check.
+// TestCapMergesExactly builds phases of 599 to 1500 intervals of two
+// operations (Points(2) = MaxIntervals = 600): the results keep fewer than
+// 600 closed points, pairs merged each time 600 close (at 600 intervals the
+// group becomes 2, at 1,200 it becomes 4), and the open one; each point is
+// the exact union of the adjacent intervals it stands for (counts, errors,
+// documents, histogram bucket for bucket and so every percentile), with
+// the plan point of the last of them; the phase's totals are the union of
+// all, and the file passes result.Check.
 func TestCapMergesExactly(t *testing.T) {
-	for _, tc := range []struct{ n, group, points int }{{600, 1, 600}, {1201, 3, 401}, {1500, 3, 500}} {
+	for _, tc := range []struct{ n, group, points int }{
+		{599, 1, 599}, {600, 2, 300}, {1199, 2, 600}, {1201, 4, 301}, {1500, 4, 375},
+	} {
 		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
 			ivs := intervals(tc.n)
 
@@ -313,4 +317,84 @@ func TestBuildRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWriterResultIsBuild writes logs of a blocks phase with service
+// times (two blocks over five intervals) and of a long rate phase (1,300
+// intervals, merged twice), and finds the results the writer kept as it
+// wrote (Writer.Result, what a run writes) identical to those Build reads
+// from the file (what finish writes), both before the log's end (status
+// incomplete) and after it.
+func TestWriterResultIsBuild(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r"+Suffix)
+
+	w, err := Create(path, Header{
+		MongobenchVersion: "test", Workload: result.Workload{Name: "w"},
+		Target: result.Target{Kind: "uri", URI: "mongodb://u:pw@127.0.0.1/"}, StartedAt: t0, Concurrency: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ivs := intervals(1305)
+
+	w.StartPhase(PhaseStart{Phase: 0, Name: "grow", Model: "blocks"})
+
+	for i, iv := range ivs[:5] {
+		svc := union(ivs[i : i+1])
+		w.Interval(0, i, iv, &svc, nil, nil)
+
+		if i == 2 || i == 4 {
+			first := 0
+			if i == 4 {
+				first = 3
+			}
+
+			w.Block(BlockRecord{Phase: 0, Index: len(ivs[:i]) / 3, Start: ivs[first].Start, End: iv.End, Complete: true,
+				FirstInterval: first, EndInterval: i + 1})
+		}
+	}
+
+	w.EndPhase(PhaseEnd{Phase: 0, Status: "completed"})
+	w.StartPhase(PhaseStart{Phase: 1, Name: result.PhaseRun, Model: "rate"})
+
+	for i, iv := range ivs[5:] {
+		w.Interval(1, i, iv, nil, &result.PlanPoint{ElapsedS: float64(i), Rate: float64(i)}, nil)
+	}
+
+	same := func(when string) {
+		t.Helper()
+
+		kept, err := w.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		built, err := Build(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if k, b := jsonText(t, kept), jsonText(t, built); k != b {
+			t.Fatalf("%s: the writer's results differ from the log's:\n%.2000s\nBuild:\n%.2000s", when, k, b)
+		}
+
+		if errs := kept.Check(); len(errs) > 0 {
+			t.Errorf("%s: Check: %v", when, errs)
+		}
+
+		if got := len(kept.Phases[0].Blocks); got != 2 {
+			t.Errorf("%s: %d blocks, want 2", when, got)
+		}
+	}
+
+	same("before the end")
+
+	w.EndPhase(PhaseEnd{Phase: 1, Status: "completed"})
+
+	if err := w.Finish(End{Status: result.StatusCompleted, DurationS: 1305}); err != nil {
+		t.Fatal(err)
+	}
+
+	same("after the end")
 }

@@ -34,6 +34,13 @@ type Writer struct {
 	// described marks the phases whose first interval was written (it
 	// carries the operations' units and steps).
 	described map[int]bool
+
+	// build holds the results of what was written, kept up to date record
+	// by record, so that Result costs no reading of the log; lines counts
+	// the records written, and buildErr is the first record build refused.
+	build    *Builder
+	lines    int
+	buildErr error
 }
 
 // Create creates (or truncates) the run log at path, creating missing
@@ -49,11 +56,11 @@ func Create(path string, h Header) (*Writer, error) {
 		return nil, fmt.Errorf("creating run log: %w", err)
 	}
 
-	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}}
+	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, build: NewBuilder()}
 	h.Type, h.Format, h.Version, h.SchemaVersion = typeHeader, Format, Version, result.SchemaVersion
 	h.Target.URI = redact.URI(h.Target.URI)
 
-	if err := w.write(h, true); err != nil {
+	if err := w.write(h, typeHeader, true); err != nil {
 		_ = f.Close()
 		return nil, err
 	}
@@ -75,7 +82,7 @@ func (w *Writer) Err() error {
 // StartPhase writes a phase's opening record.
 func (w *Writer) StartPhase(p PhaseStart) {
 	p.Type = typePhase
-	_ = w.write(p, true)
+	_ = w.write(p, typePhase, true)
 }
 
 // Interval writes one closed interval of phase: the response-time
@@ -116,7 +123,42 @@ func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.In
 		rec.Operations[i] = o
 	}
 
-	_ = w.write(rec, false)
+	if w.write(rec, typeInterval, false) != nil {
+		return
+	}
+
+	// The builder merges the histograms as they are, which is what it
+	// would decode from the line just written (the encoding is lossless).
+	svcHists := make([]*metrics.Histogram, len(iv.Ops))
+	if svc != nil {
+		for i := range min(len(svc.Ops), len(iv.Ops)) {
+			svcHists[i] = svc.Ops[i].Hist
+		}
+	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+
+	if w.buildErr == nil {
+		if err := w.build.live(phase, index, iv, svcHists, target, pacing); err != nil {
+			w.buildErr = fmt.Errorf("run log %s: line %d: %w", w.path, w.lines, err)
+		}
+	}
+}
+
+// Result returns the results of everything written so far (see
+// Builder.Result): those Build would read from the log, without reading it.
+// A run's results are made here, so that a run stopped after hours writes
+// them in the time it takes to encode its phases' totals.
+func (w *Writer) Result() (*result.Result, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+
+	if w.buildErr != nil {
+		return nil, w.buildErr
+	}
+
+	return w.build.Result()
 }
 
 // encode is the histogram's file form, empty for an empty histogram.
@@ -131,26 +173,26 @@ func encode(h *metrics.Histogram) (string, error) {
 // Block writes one growth block of a phase.
 func (w *Writer) Block(b BlockRecord) {
 	b.Type = typeBlock
-	_ = w.write(b, false)
+	_ = w.write(b, typeBlock, false)
 }
 
 // EndPhase writes a phase's closing record and syncs the log.
 func (w *Writer) EndPhase(e PhaseEnd) {
 	e.Type = typePhaseEnd
-	_ = w.write(e, true)
+	_ = w.write(e, typePhaseEnd, true)
 }
 
 // Shard records which shard of a distributed run the log is of.
 func (w *Writer) Shard(r ShardRecord) {
 	r.Type = typeShard
-	_ = w.write(r, false)
+	_ = w.write(r, typeShard, false)
 }
 
 // Finish writes the final record, syncs and closes the log, and returns
 // the first error the writer met.
 func (w *Writer) Finish(e End) error {
 	e.Type = typeEnd
-	_ = w.write(e, true)
+	_ = w.write(e, typeEnd, true)
 
 	return w.Close()
 }
@@ -191,11 +233,12 @@ func (w *Writer) fail(err error) {
 // errClosed is the error of a write after Close.
 var errClosed = errors.New("written after it was closed")
 
-// write appends one record, masked as the results file is (see
+// write appends one record of type typ, masked as the results file is (see
 // result.SanitizeJSON), in a single write so that a killed process leaves
 // whole lines, and syncs when sync is set or the last sync is SyncEvery
-// old.
-func (w *Writer) write(rec any, sync bool) error {
+// old. Every record but an interval (which Interval gives the builder
+// itself) goes to the builder as the line written.
+func (w *Writer) write(rec any, typ string, sync bool) error {
 	data, err := json.Marshal(rec)
 	if err == nil {
 		data, err = result.SanitizeJSON(data)
@@ -218,6 +261,14 @@ func (w *Writer) write(rec any, sync bool) error {
 	if _, err := w.f.Write(append(data, '\n')); err != nil {
 		w.err = fmt.Errorf("run log: %w", err)
 		return w.err
+	}
+
+	w.lines++
+
+	if typ != typeInterval && w.buildErr == nil {
+		if err := w.build.record(w.lines, typ, data); err != nil {
+			w.buildErr = fmt.Errorf("run log %s: line %d: %w", w.path, w.lines, err)
+		}
 	}
 
 	if now := time.Now(); sync || now.Sub(w.lastSync) >= SyncEvery {
