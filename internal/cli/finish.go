@@ -2,10 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/runlog"
 )
@@ -15,7 +18,7 @@ func newFinishCommand(st *State) *cobra.Command {
 	var out string
 
 	c := &cobra.Command{
-		Use:   "finish RUNLOG.runlog.jsonl",
+		Use:   "finish RUNLOG.runlog.jsonl | TRIALS-DIRECTORY",
 		Short: "Build a results file from a run log (e.g. of a run that was killed)",
 		Long: `finish builds the results file of a run from its run log, the file a run
 appends every interval to as it measures (results/NAME.runlog.jsonl next to
@@ -25,7 +28,14 @@ machine that went down. The results then have status incomplete and cover the
 intervals the log holds, every summary recomputed exactly from their
 histograms; report and compare read them like any other.
 
-The results file goes next to the run log (NAME.json for NAME.runlog.jsonl),
+A comparison run (variants, targets or rounds) keeps each trial's run log in a
+directory beside its results file (results/NAME.trials for results/NAME.json)
+as it runs, and removes it once the results file is written; finish of that
+directory builds a results file of the trials that completed (the trial cut
+short is left out), with the verdicts they allow.
+
+The results file goes next to the run log (NAME.json for NAME.runlog.jsonl or
+NAME.trials),
 replacing a file of that name, or to -o FILE; -o - writes it to standard
 output. It is written atomically. A file that is not a run log, or one written
 by a newer format version, is refused with exit code 2.`,
@@ -51,7 +61,12 @@ func finishRunLog(st *State, path, out string) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
-	res, err := runlog.Build(ctx, path)
+	build, dir := runlog.Build, false
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		build, dir = bench.FinishTrials, true // a comparison's trials
+	}
+
+	res, err := build(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {
 			return failed("interrupted while reading %s; no results written", path)
@@ -62,6 +77,9 @@ func finishRunLog(st *State, path, out string) error {
 
 	if out == "" {
 		out = resultsPathFor(path)
+		if dir {
+			out = strings.TrimSuffix(filepath.Clean(path), bench.TrialsSuffix) + ".json"
+		}
 	}
 
 	if res, err = result.Sanitize(res); err != nil {

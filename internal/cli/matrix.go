@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -125,6 +126,16 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 	out := resultsPath(f.out, base.Name, started)
 	if err := writeResults(st, out, res); err != nil {
 		return err
+	}
+
+	// The results file holds every trial: their run logs have done
+	// their work.
+	st.setUnsaved("")
+
+	if outcome.TrialLogs != "" {
+		if err := os.RemoveAll(outcome.TrialLogs); err != nil {
+			fmt.Fprintf(st.Stderr, "Warning: removing the trials' run logs: %v\n", err)
+		}
 	}
 
 	printMatrix(tableWriter(st, f), m)

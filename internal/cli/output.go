@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/runlog"
 	"github.com/mongobench/mongobench/internal/target"
@@ -68,6 +69,10 @@ func checkRunOutputs(st *State, spec *workload.Spec, variants int, targets []tar
 
 	if !matrix {
 		paths = append(paths, struct{ flag, path string }{"the run log of --out", runLogPath(out, spec.Name, st.Now())})
+	} else if dir := trialsDirPath(out, spec.Name, st.Now()); fileExists(filepath.Join(dir, bench.TrialsManifest)) {
+		// Its trials would be mixed with this run's, or lost.
+		return badInput("%s holds the trials of a comparison that did not end: build its results with `mongobench finish %s`, "+
+			"or remove the directory, before running a comparison with this --out", dir, dir)
 	}
 
 	for _, p := range paths {
@@ -164,6 +169,23 @@ func runLogPath(out, name string, started time.Time) string {
 	}
 
 	return runlog.PathFor(out)
+}
+
+// trialsDirPath is where a comparison keeps its trials' run logs as they
+// complete: beside the results file (results/foo.trials for
+// results/foo.json), or with -o - under the default results name.
+func trialsDirPath(out, name string, started time.Time) string {
+	if out == stdoutPath {
+		out = resultsPath("", name, started)
+	}
+
+	return bench.TrialsDirFor(out)
+}
+
+// fileExists reports whether path names an existing file or directory.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // resultsWritten says where the results went; the JSON on standard output

@@ -278,9 +278,11 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	if plan.Matrix() {
 		warnMatrixThresholds(st, w.Spec)
-	} else {
-		st.setUnsaved(plan.Options.RunLog)
+
+		plan.Options.TrialLogs = trialsDirPath(out, w.Spec.Name, st.Now())
 	}
+
+	st.setUnsaved(plan.Options.RunLog + plan.Options.TrialLogs) // one of them is set
 
 	outcome, err := bench.Run(ctx, plan, benchHooks(st, f))
 	if err != nil {
