@@ -58,7 +58,10 @@ and writes a results file (JSON) that report and compare commands read. As it
 measures, it appends every interval to a run log next to the results file
 (results/NAME.runlog.jsonl, synced every few seconds), from which the results
 file is built at the end; if the run is killed, mongobench finish builds the
-results file from the run log (status incomplete).
+results file from the run log (status incomplete). A comparison (variants,
+targets or rounds) keeps its trials' run logs beside the results file
+(results/NAME.trials) until the results file is written; mongobench finish of
+that directory rebuilds the completed trials of a comparison that was killed.
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible
@@ -72,7 +75,10 @@ Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the run gracefully: it writes the
 results so far (status interrupted), removes its temporary directories, stops
 the servers it started and exits with code 1, saying on standard error what it
 waits for. Signals within a second of the first count as one; a later one, or a
-stop longer than 10 s, exits at once (code 130), still cleaning up. At start, a
+stop longer than 10 s, exits at once (code 130), still cleaning up, and names
+the run log and the mongobench finish command if the results were not written
+yet (the results are kept up to date as the run goes, so writing them does
+not grow with the run's length). At start, a
 run removes the temporary directories of mongobench runs that were killed.
 
 A workload's thresholds (e.g. get: ["p99 < 20ms"], all: ["error_rate < 0.1%"])

@@ -398,3 +398,86 @@ func TestWriterResultIsBuild(t *testing.T) {
 
 	same("after the end")
 }
+
+// TestManyOperationsBounded builds a phase of 1,000 operations over 25 and
+// 60 intervals (as a run does, from the measurements a Writer is given):
+// however many intervals, the results keep at most Points(1000) = 12
+// points (at most PointCells operation entries), and the whole results file
+// is no larger than the bound its representation gives: one entry per
+// operation per point plus the phase's totals, each no larger than the
+// largest entry in it, and a few KiB of the rest.
+func TestManyOperationsBounded(t *testing.T) {
+	const ops = 1000
+
+	if Points(ops)*ops > PointCells || Points(ops) != 12 {
+		t.Fatalf("Points(%d) = %d", ops, Points(ops))
+	}
+
+	header := `{"type":"header","format":"mongobench-runlog","version":1,"schema_version":1,"workload":{"name":"w","file":"","spec":null},"target":{"kind":"uri","uri":"","server_version":"","backend":"","notes":null},"seed":0,"concurrency":1,"started_at":"2026-01-02T03:04:05Z"}`
+
+	for _, n := range []int{25, 60} {
+		b := NewBuilder()
+		if err := b.record(1, typeHeader, []byte(header)); err != nil {
+			t.Fatal(err)
+		}
+
+		if err := b.record(2, typePhase, []byte(`{"type":"phase","phase":0,"name":"run","warmup_s":0}`)); err != nil {
+			t.Fatal(err)
+		}
+
+		rng := rand.New(rand.NewPCG(7, uint64(n)))
+
+		for i := range n {
+			iv := metrics.Interval{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second)}
+
+			for k := range ops {
+				s := metrics.OpStats{Name: fmt.Sprintf("op%d", k), Errors: map[string]int64{}, Hist: metrics.NewHistogram()}
+				for range 1 + rng.IntN(20) {
+					_ = s.Hist.RecordValue(int64(100 + rng.ExpFloat64()*2000))
+					s.Count++
+				}
+
+				iv.Ops = append(iv.Ops, s)
+			}
+
+			if err := b.live(0, i, iv, nil, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		res, err := b.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		p := res.MainPhase()
+		if len(p.Intervals) > Points(ops) || len(p.Intervals) < Points(ops)/2 {
+			t.Errorf("%d intervals: %d points, want %d to %d", n, len(p.Intervals), Points(ops)/2, Points(ops))
+		}
+
+		data, err := result.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		largest := 0
+		for _, op := range p.Operations {
+			largest = max(largest, len(jsonText(t, op)))
+		}
+
+		for _, pt := range p.Intervals {
+			for _, op := range pt.Operations {
+				largest = max(largest, len(jsonText(t, op)))
+			}
+		}
+
+		// Marshal indents: each entry's fields gain a line and an
+		// indentation of at most 16 spaces; 20 fields at most.
+		entry := largest + 20*17
+		bound := (len(p.Intervals)+1)*ops*entry + 8<<10
+
+		if len(data) > bound {
+			t.Errorf("%d intervals: results of %d bytes, above the bound %d", n, len(data), bound)
+		}
+	}
+}
