@@ -129,9 +129,12 @@ func TestInterruptedLongRunKeepsResults(t *testing.T) {
 	}
 
 	select {
-	case <-exited:
+	case err := <-exited:
+		if err == nil {
+			t.Fatalf("an interrupted run exited 0; stderr:\n%s", stderr.String())
+		}
 	case <-time.After(killLimit):
-		t.Fatalf("mongobench did not exit after SIGINT; stderr:\n%s", stderr.String())
+		t.Fatalf("mongobench did not exit after SIGINT")
 	}
 
 	if code := cmd.ProcessState.ExitCode(); code != ExitFailed {
@@ -230,7 +233,10 @@ func TestKilledComparisonFinished(t *testing.T) {
 	}
 
 	select {
-	case <-exited:
+	case err := <-exited:
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Fatalf("mongobench ended with %v, not killed by SIGKILL; stderr:\n%s", err, stderr.String())
+		}
 	case <-time.After(killLimit):
 		t.Fatalf("mongobench did not die of SIGKILL")
 	}

@@ -350,8 +350,10 @@ func TestWriterResultIsBuild(t *testing.T) {
 				first = 3
 			}
 
-			w.Block(BlockRecord{Phase: 0, Index: len(ivs[:i]) / 3, Start: ivs[first].Start, End: iv.End, Complete: true,
-				FirstInterval: first, EndInterval: i + 1})
+			w.Block(BlockRecord{
+				Phase: 0, Index: i / 3, Start: ivs[first].Start, End: iv.End, Complete: true,
+				FirstInterval: first, EndInterval: i + 1,
+			})
 		}
 	}
 
