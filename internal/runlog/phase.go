@@ -13,9 +13,10 @@ import (
 // phaseBuilder merges one phase's intervals, as they arrive, into its
 // totals, its growth blocks and its interval points.
 //
-// The points are bounded (see Points): each holds group adjacent intervals,
-// group starting at 1; when a closing point makes Points of them, adjacent
-// pairs are merged into one and group doubles. Every point but the open
+// The points are bounded (see Points and PointBytes): each holds group
+// adjacent intervals, group starting at 1; when a closing point makes
+// Points of them, or an even number of more than PointBytes, adjacent pairs
+// are merged into one and group doubles. Every point but the open
 // last one thus spans the same number of intervals, a power of two,
 // whatever the phase's length, and a phase has fewer than Points closed
 // points and one open. The grouping is known as the run goes, so the points
@@ -41,6 +42,7 @@ type phaseBuilder struct {
 	curN       int // intervals in cur
 	curTarget  *result.PlanPoint
 	points     []result.Interval
+	pointBytes int // pointSize of the points
 	targets    []result.PlanPoint
 	trajectory map[int]*result.Background
 }
@@ -78,6 +80,15 @@ func Points(ops int) int {
 
 	return max(2, n-n%2)
 }
+
+// PointBytes is about the most a phase's interval points take in the
+// results file: 4 MiB, or 8 KiB per operation for a phase of more than 512
+// operations (so that it keeps a few points of each). Each time the points
+// (an even number of them) pass it, adjacent pairs are merged: a merged
+// histogram is smaller than its two halves, so the points of a long run
+// with wide latency histograms stay near this size instead of growing
+// with each merge's longer points.
+func PointBytes(ops int) int { return max(4<<20, ops*8<<10) }
 
 // add merges interval index: iv its response times, svc its service times.
 func (p *phaseBuilder) add(index int, iv metrics.Interval, svc []*metrics.Histogram, target *result.PlanPoint, pacing []PacingRecord) error {
@@ -201,6 +212,7 @@ func (p *phaseBuilder) addPoint(iv metrics.Interval, target *result.PlanPoint) e
 	}
 
 	p.points = append(p.points, pt)
+	p.pointBytes += pointSize(pt)
 
 	if p.curTarget != nil {
 		p.targets = append(p.targets, *p.curTarget)
@@ -208,11 +220,26 @@ func (p *phaseBuilder) addPoint(iv metrics.Interval, target *result.PlanPoint) e
 
 	p.cur, p.curN, p.curTarget = nil, 0, nil
 
-	if len(p.points) >= Points(len(p.ops)) {
+	n := len(p.points)
+	if n >= Points(len(p.ops)) || (n%2 == 0 && p.pointBytes > PointBytes(len(p.ops))) {
 		return p.coarsen()
 	}
 
 	return nil
+}
+
+// entryBytes is about what an operation's entry in an interval point takes
+// in the results file besides its histogram: its fields, indented.
+const entryBytes = 512
+
+// pointSize is about what a point takes in the results file.
+func pointSize(pt result.Interval) int {
+	n := 0
+	for _, o := range pt.Operations {
+		n += entryBytes + len(o.Histogram)
+	}
+
+	return n
 }
 
 // coarsen merges the points two by two, exactly (counts and errors added,
@@ -250,6 +277,11 @@ func (p *phaseBuilder) coarsen() error {
 
 	clear(p.points[n:])
 	p.points = p.points[:n]
+	p.pointBytes = 0
+
+	for _, pt := range p.points {
+		p.pointBytes += pointSize(pt)
+	}
 
 	if hasTargets {
 		p.targets = p.targets[:n]

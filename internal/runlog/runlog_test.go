@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -404,7 +405,8 @@ func TestWriterResultIsBuild(t *testing.T) {
 // TestManyOperationsBounded builds a phase of 1,000 operations over 25 and
 // 60 intervals (as a run does, from the measurements a Writer is given):
 // however many intervals, the results keep at most Points(1000) = 12
-// points (at most PointCells operation entries), and the whole results file
+// points (at most PointCells operation entries) of about PointBytes, and
+// the whole results file
 // is no larger than the bound its representation gives: one entry per
 // operation per point plus the phase's totals, each no larger than the
 // largest entry in it, and a few KiB of the rest.
@@ -453,8 +455,20 @@ func TestManyOperationsBounded(t *testing.T) {
 		}
 
 		p := res.MainPhase()
-		if len(p.Intervals) > Points(ops) || len(p.Intervals) < Points(ops)/2 {
-			t.Errorf("%d intervals: %d points, want %d to %d", n, len(p.Intervals), Points(ops)/2, Points(ops))
+		if len(p.Intervals) > Points(ops) || len(p.Intervals) < 2 {
+			t.Errorf("%d intervals: %d points, want 2 to %d", n, len(p.Intervals), Points(ops))
+		}
+
+		// At most one closed point past PointBytes (an odd number is not
+		// merged), and the open one.
+		size, largestPoint := 0, 0
+		for _, pt := range p.Intervals {
+			size += pointSize(pt)
+			largestPoint = max(largestPoint, pointSize(pt))
+		}
+
+		if size > PointBytes(ops)+2*largestPoint {
+			t.Errorf("%d intervals: points of %d bytes, above %d and two points of %d", n, size, PointBytes(ops), largestPoint)
 		}
 
 		data, err := result.Marshal(res)
@@ -481,5 +495,53 @@ func TestManyOperationsBounded(t *testing.T) {
 		if len(data) > bound {
 			t.Errorf("%d intervals: results of %d bytes, above the bound %d", n, len(data), bound)
 		}
+	}
+}
+
+// TestWideHistogramsBoundedBySize logs 500 intervals of two operations
+// whose histograms are wide (12,000 latencies spread evenly over the
+// magnitudes of 1 µs – 1 s, most in buckets of their own): 500
+// points would pass PointBytes, so pairs are merged before Points(2) = 600
+// is reached, and the points stay within PointBytes and two points.
+func TestWideHistogramsBoundedBySize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ivs := make([]metrics.Interval, 500)
+
+	for i := range ivs {
+		iv := metrics.Interval{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second)}
+
+		for _, name := range []string{"a", "b"} {
+			s := metrics.OpStats{Name: name, Errors: map[string]int64{}, Hist: metrics.NewHistogram()}
+			for range 12000 {
+				_ = s.Hist.RecordValue(int64(math.Exp(rng.Float64() * math.Log(1e6))))
+				s.Count++
+			}
+
+			iv.Ops = append(iv.Ops, s)
+		}
+
+		ivs[i] = iv
+	}
+
+	res, err := Build(context.Background(), writeLog(t, ivs, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p := res.MainPhase()
+	size, largest := 0, 0
+
+	for _, pt := range p.Intervals {
+		size += pointSize(pt)
+		largest = max(largest, pointSize(pt))
+	}
+
+	if len(p.Intervals) >= len(ivs) || size > PointBytes(2)+2*largest {
+		t.Errorf("%d points of %d bytes (largest %d) for %d intervals; want them merged within %d and two points",
+			len(p.Intervals), size, largest, len(ivs), PointBytes(2))
+	}
+
+	if errs := res.Check(); len(errs) > 0 {
+		t.Errorf("Check: %v", errs[0])
 	}
 }
