@@ -125,6 +125,7 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 
 	out := resultsPath(f.out, base.Name, started)
 	if err := writeResults(st, out, res); err != nil {
+		st.sayUnsaved()
 		return err
 	}
 

@@ -309,6 +309,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	st.setStep("writing the results to %s", out)
 
 	if err := writeResults(st, out, res); err != nil {
+		st.sayUnsaved()
 		return err
 	}
 

@@ -70,8 +70,9 @@ func (st *State) setUnsaved(path string) {
 	st.steps.mu.Unlock()
 }
 
-// sayUnsaved tells, on a forced exit before the results were written,
-// which run log keeps the measurements and how to build the results.
+// sayUnsaved tells, on a forced exit before the results were written (or
+// a failure to write them), which run log keeps the measurements and how to
+// build the results.
 func (st *State) sayUnsaved() {
 	st.steps.mu.Lock()
 	path := st.steps.unsaved
