@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -111,7 +112,7 @@ func FinishTrials(ctx context.Context, dir string) (*result.Result, error) {
 		return nil, errors.New(dir + ": no trial run log; the comparison ended before its first trial")
 	}
 
-	m.Verdicts = analysis.MatrixVerdicts(m)
+	m.Verdicts = analysis.MatrixVerdicts(m, judgingOf(res.Workload.Spec))
 	res.Status = result.StatusIncomplete
 	res.StatusReason = fmt.Sprintf("the comparison was stopped before its end; rebuilt from %d completed trial(s) in %s", len(m.Trials), dir)
 
@@ -124,4 +125,21 @@ func FinishTrials(ctx context.Context, dir string) (*result.Result, error) {
 	}
 
 	return res, nil
+}
+
+// judgingOf reads run.min_effect and run.reference from a results file's
+// parsed workload (generic JSON), as the comparison judged its verdicts.
+func judgingOf(spec any) analysis.Judging {
+	var w struct {
+		Run struct {
+			MinEffect string `json:"min_effect"`
+			Reference string `json:"reference"`
+		} `json:"run"`
+	}
+
+	if data, err := json.Marshal(spec); err == nil {
+		_ = json.Unmarshal(data, &w) // a workload without them is judged by default
+	}
+
+	return analysis.JudgingOf(w.Run.MinEffect, w.Run.Reference)
 }
