@@ -35,12 +35,12 @@ type Writer struct {
 	// carries the operations' units and steps).
 	described map[int]bool
 
-	// build holds the results of what was written, kept up to date record
-	// by record, so that Result costs no reading of the log; lines counts
-	// the records written, and buildErr is the first record build refused.
-	build    *Builder
-	lines    int
-	buildErr error
+	// feed keeps the results of what was written up to date record by
+	// record, on a goroutine of its own, so that Result costs no reading
+	// of the log; lines counts the records written. feed.in is closed
+	// with the file.
+	feed  *feeder
+	lines int
 }
 
 // Create creates (or truncates) the run log at path, creating missing
@@ -56,12 +56,12 @@ func Create(path string, h Header) (*Writer, error) {
 		return nil, fmt.Errorf("creating run log: %w", err)
 	}
 
-	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, build: NewBuilder()}
+	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, feed: newFeeder(path)}
 	h.Type, h.Format, h.Version, h.SchemaVersion = typeHeader, Format, Version, result.SchemaVersion
 	h.Target.URI = redact.URI(h.Target.URI)
 
-	if err := w.write(h, typeHeader, true); err != nil {
-		_ = f.Close()
+	if err := w.write(h, typeHeader, true, nil); err != nil {
+		_ = w.Close()
 		return nil, err
 	}
 
@@ -82,7 +82,7 @@ func (w *Writer) Err() error {
 // StartPhase writes a phase's opening record.
 func (w *Writer) StartPhase(p PhaseStart) {
 	p.Type = typePhase
-	_ = w.write(p, typePhase, true)
+	_ = w.write(p, typePhase, true, nil)
 }
 
 // Interval writes one closed interval of phase: the response-time
@@ -123,42 +123,50 @@ func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.In
 		rec.Operations[i] = o
 	}
 
-	if w.write(rec, typeInterval, false) != nil {
-		return
+	// The builder merges the histograms as they are, which is what it
+	// would decode from the line (the encoding is lossless).
+	live := &liveInterval{
+		phase: phase, index: index, iv: cloneInterval(iv), svc: make([]*metrics.Histogram, len(iv.Ops)),
+		target: target, pacing: pacing,
 	}
 
-	// The builder merges the histograms as they are, which is what it
-	// would decode from the line just written (the encoding is lossless).
-	svcHists := make([]*metrics.Histogram, len(iv.Ops))
 	if svc != nil {
 		for i := range min(len(svc.Ops), len(iv.Ops)) {
-			svcHists[i] = svc.Ops[i].Hist
+			if h := svc.Ops[i].Hist; h != nil {
+				live.svc[i] = h.Clone()
+			}
 		}
 	}
 
-	w.mu.Lock()
-	defer w.mu.Unlock()
-
-	if w.buildErr == nil {
-		if err := w.build.live(phase, index, iv, svcHists, target, pacing); err != nil {
-			w.buildErr = fmt.Errorf("run log %s: line %d: %w", w.path, w.lines, err)
-		}
-	}
+	_ = w.write(rec, typeInterval, false, live)
 }
 
 // Result returns the results of everything written so far (see
 // Builder.Result): those Build would read from the log, without reading it.
 // A run's results are made here, so that a run stopped after hours writes
 // them in the time it takes to encode its phases' totals.
+//
+// It waits for the builder to catch up with the log: a few records at most.
 func (w *Writer) Result() (*result.Result, error) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 
-	if w.buildErr != nil {
-		return nil, w.buildErr
+	if w.f == nil {
+		// Closed: the builder has applied everything and stopped.
+		w.mu.Unlock()
+		<-w.feed.done
+
+		r := w.feed.result()
+
+		return r.res, r.err
 	}
 
-	return w.build.Result()
+	reply := make(chan builtResult, 1)
+	w.feed.in <- feedItem{reply: reply}
+	w.mu.Unlock()
+
+	r := <-reply
+
+	return r.res, r.err
 }
 
 // encode is the histogram's file form, empty for an empty histogram.
@@ -173,26 +181,26 @@ func encode(h *metrics.Histogram) (string, error) {
 // Block writes one growth block of a phase.
 func (w *Writer) Block(b BlockRecord) {
 	b.Type = typeBlock
-	_ = w.write(b, typeBlock, false)
+	_ = w.write(b, typeBlock, false, nil)
 }
 
 // EndPhase writes a phase's closing record and syncs the log.
 func (w *Writer) EndPhase(e PhaseEnd) {
 	e.Type = typePhaseEnd
-	_ = w.write(e, typePhaseEnd, true)
+	_ = w.write(e, typePhaseEnd, true, nil)
 }
 
 // Shard records which shard of a distributed run the log is of.
 func (w *Writer) Shard(r ShardRecord) {
 	r.Type = typeShard
-	_ = w.write(r, typeShard, false)
+	_ = w.write(r, typeShard, false, nil)
 }
 
 // Finish writes the final record, syncs and closes the log, and returns
 // the first error the writer met.
 func (w *Writer) Finish(e End) error {
 	e.Type = typeEnd
-	_ = w.write(e, typeEnd, true)
+	_ = w.write(e, typeEnd, true, nil)
 
 	return w.Close()
 }
@@ -206,6 +214,8 @@ func (w *Writer) Close() error {
 	if w.f == nil {
 		return w.err
 	}
+
+	close(w.feed.in)
 
 	if err := w.f.Sync(); err != nil && w.err == nil {
 		w.err = fmt.Errorf("run log %s: %w", w.path, err)
@@ -236,9 +246,9 @@ var errClosed = errors.New("written after it was closed")
 // write appends one record of type typ, masked as the results file is (see
 // result.SanitizeJSON), in a single write so that a killed process leaves
 // whole lines, and syncs when sync is set or the last sync is SyncEvery
-// old. Every record but an interval (which Interval gives the builder
-// itself) goes to the builder as the line written.
-func (w *Writer) write(rec any, typ string, sync bool) error {
+// old. Each record written goes to the builder, in the order of the file:
+// an interval as live, the measurements it encodes, any other as the line.
+func (w *Writer) write(rec any, typ string, sync bool, live *liveInterval) error {
 	data, err := json.Marshal(rec)
 	if err == nil {
 		data, err = result.SanitizeJSON(data)
@@ -264,12 +274,7 @@ func (w *Writer) write(rec any, typ string, sync bool) error {
 	}
 
 	w.lines++
-
-	if typ != typeInterval && w.buildErr == nil {
-		if err := w.build.record(w.lines, typ, data); err != nil {
-			w.buildErr = fmt.Errorf("run log %s: line %d: %w", w.path, w.lines, err)
-		}
-	}
+	w.feed.in <- feedItem{n: w.lines, typ: typ, data: data, live: live}
 
 	if now := time.Now(); sync || now.Sub(w.lastSync) >= SyncEvery {
 		if err := w.f.Sync(); err != nil {
