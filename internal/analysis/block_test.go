@@ -178,21 +178,6 @@ func TestMatrixBlockNothingToCompare(t *testing.T) {
 	}
 }
 
-// intervalsPhase is a main phase whose intervals have the given p50s.
-func intervalsPhase(p50s ...float64) *result.Phase {
-	p := &result.Phase{Name: "run", Operations: []result.Operation{{Name: "get"}}}
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-	for i, v := range p50s {
-		s := start.Add(time.Duration(i) * time.Second)
-		p.Intervals = append(p.Intervals, result.Interval{Start: s, End: s.Add(time.Second), Operations: []result.Operation{
-			{Name: "get", Count: 100, OpsPerSec: 100, LatencyUS: result.Latency{P50: v}},
-		}})
-	}
-
-	return p
-}
-
 // runsSide is a side of compare whose runs have the given whole-phase p50s.
 func runsSide(label string, p50s ...float64) *File {
 	f := &File{Label: label, Path: label}

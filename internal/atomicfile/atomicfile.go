@@ -1,6 +1,12 @@
 // Package atomicfile writes files so that a reader sees either the old
 // content or the complete new one, never half a file: results files,
 // reports, CSV and Markdown exports all go through it.
+//
+// It also holds the rest of mongobench's output discipline, so that every
+// command treats the files it writes alike: Check refuses paths that are
+// not (or not yet) regular files, Reserve keeps a second writer off a path
+// for as long as the first one works on it, and Sweep removes the
+// temporary files of writes that a killed process left behind.
 package atomicfile
 
 import (
@@ -19,7 +25,9 @@ func Write(path string, write func(io.Writer) error) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	// The temporary name carries this process's identity, so that Sweep
+	// can tell the leftover of a killed writer from a write under way.
+	f, err := os.CreateTemp(dir, tempPrefix(filepath.Base(path))+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -47,6 +55,12 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	}
 
 	if err := f.Close(); err != nil {
+		return err
+	}
+
+	// Rename would replace a device, a named pipe or a link with a
+	// regular file: the last line of defence behind the callers' Check.
+	if err := Check(path); err != nil {
 		return err
 	}
 

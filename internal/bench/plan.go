@@ -97,6 +97,11 @@ type Options struct {
 	// KeepDB keeps the workload's database after each trial.
 	KeepDB bool
 
+	// OwnerKey signs the owner records of the databases the run creates
+	// and verifies those it finds (see target.OwnerKey): without it, no
+	// database is claimed.
+	OwnerKey *target.OwnerKey
+
 	// NoExplain skips explaining the operations after the run.
 	NoExplain bool
 

@@ -89,7 +89,11 @@ func startNull(t *testing.T) *wiretest.Server {
 }
 
 func options() Options {
-	return Options{ServerSelection: 5 * time.Second, NoExplain: true, Version: "test"}
+	// A fixed key, so that the tests never make or read the user's; its
+	// length is right, so NewOwnerKey cannot fail.
+	key, _ := target.NewOwnerKey([]byte("mongobench bench test key 32 by."))
+
+	return Options{ServerSelection: 5 * time.Second, NoExplain: true, Version: "test", OwnerKey: key}
 }
 
 // TestRunSingleTrial runs one variant on one named target: the result holds

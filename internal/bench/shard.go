@@ -14,6 +14,7 @@ import (
 	mongooptions "go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/op"
+	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/runner"
 	"github.com/mongobench/mongobench/internal/target"
@@ -367,13 +368,41 @@ func (r *run) shardRun(db *mongo.Database, spec *workload.Spec) (*shardRun, erro
 
 // prepareShardDatabase sets the database up as an unsharded run does when
 // this process sets it up (no shard, or shard 0), emptying the shard
-// collection of an earlier run; the other shards leave it to shard 0.
+// collection of an earlier run; the other shards leave it to shard 0. With
+// --shard-setup none, where no shard sets anything up, each first verifies
+// that the database is mongobench's (see target.Verify): the database was
+// set up by an earlier mongobench run, signed with the same owner key, or
+// holds nothing yet; a shard never writes into collections that are not
+// verifiably mongobench's.
 func (r *run) prepareShardDatabase(ctx context.Context, tgt *openedTarget, spec *workload.Spec, sr *shardRun) (target.Ownership, error) {
+	if sr != nil && sr.NoSetup {
+		if r.opts.OwnerKey == nil {
+			return target.Ownership{}, failed("no owner key to verify database %q with", spec.Database)
+		}
+
+		err := target.Verify(ctx, tgt.client, spec.Database, createdCollections(spec, false), r.opts.OwnerKey)
+		if refusal(err) {
+			return target.Ownership{}, badInput("shard %d/%d with --shard-setup none: %s; it writes only into a database "+
+				"an earlier mongobench run set up (with --keep-db) and signed with the same owner key (%s)",
+				sr.Index, sr.Count, err, target.OwnerKeyEnv)
+		}
+
+		if err != nil {
+			return target.Ownership{}, failed("verifying database %q: %s", spec.Database, redact.Error(err, tgt.uri))
+		}
+
+		return target.Ownership{}, nil
+	}
+
 	if sr != nil && !sr.sets() {
 		return target.Ownership{}, nil
 	}
 
-	own, err := prepareDatabase(ctx, tgt.client, spec, r.opts.AllowExisting)
+	if r.opts.OwnerKey == nil {
+		return target.Ownership{}, failed("no owner key to claim database %q with", spec.Database)
+	}
+
+	own, err := prepareDatabase(ctx, tgt.client, spec, r.opts.AllowExisting, sr != nil, r.opts.OwnerKey)
 	if err != nil || sr == nil {
 		return own, err
 	}

@@ -282,6 +282,12 @@ func dropAfterRun(msgs Messages, tgt *openedTarget, db string, own target.Owners
 	msgs.Step("%s", what)
 
 	if err := drop(ctx, tgt.client, db, own); err != nil {
+		var fce *target.ForeignCollectionError
+		if errors.As(err, &fce) {
+			msgs.Printf("Warning: %s\n", fce)
+			return
+		}
+
 		msg := redact.Error(err, tgt.uri)
 		if ctx.Err() != nil || errkind.Of(err) == errkind.Network {
 			msg = fmt.Sprintf("gave up after %s: the server could not be reached", time.Since(start).Round(100*time.Millisecond))
@@ -297,8 +303,10 @@ func dropAfterRun(msgs Messages, tgt *openedTarget, db string, own target.Owners
 // (--allow-existing-db), the collections an earlier run left are dropped and
 // the workload's are recorded as mongobench's. Then the collections and
 // indexes are created.
-func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.Spec, allowExisting bool) (target.Ownership, error) {
-	own, err := target.Claim(ctx, client, spec.Database, allowExisting)
+func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.Spec, allowExisting, sharded bool,
+	key *target.OwnerKey,
+) (target.Ownership, error) {
+	own, err := target.Claim(ctx, client, spec.Database, allowExisting, key)
 	if err != nil {
 		var noe *target.NotOwnedError
 		if errors.As(err, &noe) {
@@ -309,7 +317,7 @@ func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.S
 	}
 
 	if own.Owned {
-		return own, resetAndCreate(ctx, client, spec, own)
+		return own, resetAndCreate(ctx, client, spec, own, createdCollections(spec, sharded))
 	}
 
 	if err := claimCollections(ctx, client, spec, &own); err != nil {
@@ -333,11 +341,15 @@ func prepareDatabase(ctx context.Context, client *mongo.Client, spec *workload.S
 // still re-create a collection right after the reset, such as a
 // createIndexes of the cleanup study: a collection that exists although the
 // reset dropped it is then dropped again, a few times, before giving up.
-func resetAndCreate(ctx context.Context, client *mongo.Client, spec *workload.Spec, own target.Ownership) error {
+func resetAndCreate(ctx context.Context, client *mongo.Client, spec *workload.Spec, own target.Ownership, names []string) error {
 	const tries = 4
 
 	for try := 1; ; try++ {
-		if err := target.Reset(ctx, client, spec.Database, own); err != nil {
+		if err := target.Reset(ctx, client, spec.Database, own, names); err != nil {
+			if refusal(err) {
+				return badInput("%s", err)
+			}
+
 			return failed("resetting database %q: %v", spec.Database, err)
 		}
 
@@ -388,6 +400,35 @@ func setupRace(err error) bool {
 
 	return errors.As(err, &se) && (se.HasErrorCode(namespaceExists) || se.HasErrorCode(internalError) ||
 		se.HasErrorCode(indexOptionsConflict) || se.HasErrorCode(indexKeySpecsConflict))
+}
+
+// createdCollections are the collections a run creates in the workload's
+// database, which its owner record lists: the workload's, and the shards'
+// meeting place when the run is sharded.
+func createdCollections(spec *workload.Spec, sharded bool) []string {
+	names := make([]string, 0, len(spec.Collections)+1)
+	for _, c := range spec.Collections {
+		names = append(names, c.Name)
+	}
+
+	if sharded {
+		names = append(names, ShardCollection)
+	}
+
+	return names
+}
+
+// refusal tells whether err is mongobench refusing to touch data that is
+// not verifiably its own, which the user settles (bad input, exit 2).
+func refusal(err error) bool {
+	var (
+		noe *target.NotOwnedError
+		fce *target.ForeignCollectionError
+		cee *target.CollectionExistsError
+		nve *target.NotVerifiedError
+	)
+
+	return errors.As(err, &noe) || errors.As(err, &fce) || errors.As(err, &cee) || errors.As(err, &nve)
 }
 
 // claimCollections records, in a database the user allowed mongobench to use

@@ -83,6 +83,9 @@ type Config struct {
 	Judging analysis.Judging
 	// Version is recorded in the results of the trials.
 	Version string
+	// OwnerKey signs and verifies the owner record of the workload's
+	// database, as for run (see target.OwnerKey).
+	OwnerKey *target.OwnerKey
 	// Seed seeds the resampling of the smallest-difference estimate.
 	Seed uint64
 }
@@ -157,7 +160,7 @@ func (c *Config) defaults() error {
 	if c.Spec == nil {
 		spec, errs := workload.Parse("calibration.yaml", []byte(Workload))
 		if len(errs) > 0 {
-			return fmt.Errorf("built-in calibration workload: %v", errs[0])
+			return fmt.Errorf("built-in calibration workload: %w", errs[0])
 		}
 
 		c.Spec = spec
@@ -342,7 +345,7 @@ func (c *calibration) matrix(ctx context.Context, uriA, uriB string, rounds int)
 
 	compiled, errs := bench.Compile(&spec)
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("workload: %v", errs[0])
+		return nil, fmt.Errorf("workload: %w", errs[0])
 	}
 
 	targets := []target.TargetSpec{{Name: "a", Kind: target.KindURI, URI: uriA}}
@@ -352,7 +355,7 @@ func (c *calibration) matrix(ctx context.Context, uriA, uriB string, rounds int)
 
 	plan := &bench.Plan{
 		Path: "calibration", Base: &spec, Variants: []*bench.Compiled{compiled}, Targets: targets, Rounds: rounds,
-		Options: bench.Options{ServerSelection: 5 * time.Second, NoExplain: true, Version: c.cfg.Version},
+		Options: bench.Options{ServerSelection: 5 * time.Second, NoExplain: true, Version: c.cfg.Version, OwnerKey: c.cfg.OwnerKey},
 	}
 
 	out, err := bench.Run(ctx, plan, bench.Hooks{})

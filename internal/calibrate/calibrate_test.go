@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/target"
 )
 
 // TestResolvable checks the smallest resolvable difference against values
@@ -62,9 +63,14 @@ func TestRunShort(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	key, err := target.NewOwnerKey([]byte("calibration test key, 32 bytes!!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	rep, err := Run(context.Background(), Config{
 		Experiments: 1, Rounds: 6, Trial: 100 * time.Millisecond, Effects: []float64{1}, RunsPerSide: 3,
-		Gates: []analysis.Gate{g},
+		Gates: []analysis.Gate{g}, OwnerKey: key,
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -155,10 +155,16 @@ func runCalibrate(st *State, args []string, f *calibrateFlags) error {
 		cfg.Spec = w.Spec
 	}
 
+	var err error
+
 	if f.uri != "" {
 		if err := checkCalibrateURI(f.uri); err != nil {
 			return badInput("--uri: %v", err)
 		}
+	}
+
+	if cfg.OwnerKey, err = loadOwnerKey(st); err != nil {
+		return err
 	}
 
 	fmt.Fprintf(st.Stderr, "Calibrating: %d rounds, %s trials (Ctrl-C stops with what was measured)\n", f.rounds, f.trial)

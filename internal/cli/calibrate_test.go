@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/verdict"
 )
 
@@ -92,5 +93,32 @@ func TestRunMinEffect(t *testing.T) {
 	if code, _, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--min-effect", "big"); code != ExitBadInput ||
 		!strings.Contains(stderr, "bad --min-effect") {
 		t.Errorf("--min-effect big: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestCompareUnrelatedWorkloads: sides with no operation in common are
+// refused (exit 2) instead of compared into pages of "no data".
+func TestCompareUnrelatedWorkloads(t *testing.T) {
+	dir := t.TempDir()
+	a, b := dir+"/a.json", dir+"/b.json"
+
+	writeCompareRun(t, a, compareRun{tail: 1, finds: 200, seed: 1})
+	writeCompareRun(t, b, compareRun{tail: 1, finds: 200, seed: 2})
+
+	res := readResults(t, b)
+	for i := range res.Phases {
+		for j := range res.Phases[i].Operations {
+			res.Phases[i].Operations[j].Name += "_other"
+		}
+	}
+
+	other := dir + "/other.json"
+	if err := result.WriteFile(other, res); err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, stderr := runMain(t, "compare", a, other)
+	if code != ExitBadInput || !strings.Contains(stderr, "has no operation in common with the baseline") || stdout != "" {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }

@@ -126,8 +126,19 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	o := newOutputs(st, paths...)
+	defer o.release()
+
+	if err := o.add("--markdown", f.markdown); err != nil {
+		return err
+	}
+
 	files, err := readCompareFiles(ctx, st, paths)
 	if err != nil {
+		return err
+	}
+
+	if err := shareOperations(files); err != nil {
 		return err
 	}
 
@@ -259,6 +270,39 @@ func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysi
 	}
 
 	return files, nil
+}
+
+// shareOperations refuses sides that have no operation in common with the
+// baseline: every row would read "no data", and exit 0 would say they were
+// compared.
+func shareOperations(files []*analysis.File) error {
+	names := func(f *analysis.File) map[string]bool {
+		out := map[string]bool{}
+
+		for _, p := range f.RunPhases() {
+			for _, o := range p.Operations {
+				out[o.Name] = true
+			}
+		}
+
+		return out
+	}
+
+	base := names(files[0])
+
+	for _, f := range files[1:] {
+		common := false
+		for n := range names(f) {
+			common = common || base[n]
+		}
+
+		if !common {
+			return badInput("%s (workload %q) has no operation in common with the baseline %s (workload %q): nothing to compare",
+				f.Path, f.Res.Workload.Name, files[0].Path, files[0].Res.Workload.Name)
+		}
+	}
+
+	return nil
 }
 
 // checkCompareFile warns about a results file that is inconsistent or

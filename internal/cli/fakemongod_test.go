@@ -26,7 +26,31 @@ func TestMain(m *testing.M) {
 		os.Exit(runFakeMongod(os.Args[1:]))
 	}
 
-	os.Exit(m.Run())
+	if code, ok := runOutputChild(); ok {
+		os.Exit(code)
+	}
+
+	os.Exit(runWithOwnKey(m))
+}
+
+// runWithOwnKey runs the tests with a configuration directory of their own,
+// so that mongobench's owner key (see target.OwnerKeyPath) is made there and
+// never in the user's.
+func runWithOwnKey(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "mongobench-cli-test-config-")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+
+	defer func() { _ = os.RemoveAll(dir) }()
+
+	if err := os.Setenv("XDG_CONFIG_HOME", dir); err != nil {
+		fmt.Println(err)
+		return 1
+	}
+
+	return m.Run()
 }
 
 // runFakeMongod is the fake mongod's main function.

@@ -37,8 +37,12 @@ short is left out), with the verdicts they allow.
 The results file goes next to the run log (NAME.json for NAME.runlog.jsonl or
 NAME.trials),
 replacing a file of that name, or to -o FILE; -o - writes it to standard
-output. It is written atomically. A file that is not a run log, or one written
-by a newer format version, is refused with exit code 2.`,
+output. It is written atomically. An output that is the run log itself, or
+that another mongobench is writing (the run still going), is refused with
+exit code 2. A file that is not a run log, one written by a newer format
+version, or one spliced from several (a line of another run's log, or an
+interval that does not start where the previous one ended) is refused with
+exit code 2, naming the file and line.`,
 		Example: `  mongobench finish results/soak-20260101T000000Z.runlog.jsonl
   mongobench finish results/soak.runlog.jsonl -o soak-partial.json`,
 		Args: cobra.ExactArgs(1),
@@ -66,6 +70,17 @@ func finishRunLog(st *State, path, out string) error {
 		build, dir = bench.FinishTrials, true // a comparison's trials
 	}
 
+	if out == "" {
+		out = finishPathFor(path, dir)
+	}
+
+	o := newOutputs(st, path)
+	defer o.release()
+
+	if err := o.add("--out", out); err != nil {
+		return err
+	}
+
 	res, err := build(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -73,13 +88,6 @@ func finishRunLog(st *State, path, out string) error {
 		}
 
 		return badInput("%v", err)
-	}
-
-	if out == "" {
-		out = resultsPathFor(path)
-		if dir {
-			out = strings.TrimSuffix(filepath.Clean(path), bench.TrialsSuffix) + ".json"
-		}
 	}
 
 	if res, err = result.Sanitize(res); err != nil {
@@ -97,6 +105,17 @@ func finishRunLog(st *State, path, out string) error {
 	}
 
 	return nil
+}
+
+// finishPathFor is where finish writes the results of path without -o: a
+// comparison's trials directory (dir) results/NAME.trials gives
+// results/NAME.json, the results file the comparison did not write.
+func finishPathFor(path string, dir bool) string {
+	if dir {
+		return strings.TrimSuffix(filepath.Clean(path), bench.TrialsSuffix) + ".json"
+	}
+
+	return resultsPathFor(path)
 }
 
 // resultsPathFor is the results file that goes with a run log:

@@ -112,9 +112,7 @@ func trialRounds(spec *workload.Spec, f *runFlags, variants, targets int) int {
 // writeMatrixRun saves a matrix run's results, prints its tables and says
 // how it ended: the results of an interrupted or failed matrix are written
 // too.
-func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runFlags, outcome *bench.Outcome) error {
-	started := outcome.Result.StartedAt
-
+func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runFlags, outcome *bench.Outcome, out string) error {
 	// Everything below prints or writes the sanitized copy only.
 	res, err := result.Sanitize(outcome.Result)
 	if err != nil {
@@ -123,10 +121,15 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 
 	m := res.Matrix
 
-	out := resultsPath(f.out, base.Name, started)
-	if err := writeResults(st, out, res); err != nil {
-		st.sayUnsaved()
-		return err
+	// The tables first: a write that fails (a full disk) still shows
+	// what the run measured.
+	printMatrix(tableWriter(st, f), m)
+	printVerification(tableWriter(st, f), res)
+	printComparisonBlock(tableWriter(st, f), base, res)
+
+	if err := writeResultsFile(st, out, res); err != nil {
+		st.setUnsaved("") // said here, once
+		return keptRunLog(out, outcome.TrialLogs, err)
 	}
 
 	// The results file holds every trial: their run logs have done
@@ -139,9 +142,6 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 		}
 	}
 
-	printMatrix(tableWriter(st, f), m)
-	printVerification(tableWriter(st, f), res)
-	printComparisonBlock(tableWriter(st, f), base, res)
 	resultsWritten(st, out)
 
 	if f.markdown != "" {

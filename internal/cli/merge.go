@@ -69,6 +69,13 @@ func mergeFiles(st *State, paths []string, out string) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	o := newOutputs(st, paths...)
+	defer o.release()
+
+	if err := o.add("--out", out); err != nil {
+		return err
+	}
+
 	inputs := make([]merge.Input, 0, len(paths))
 
 	for _, path := range paths {
@@ -124,18 +131,21 @@ func mergeFiles(st *State, paths []string, out string) error {
 		return failed("the merged result is inconsistent (a bug): %v", errs[0])
 	}
 
-	if err := writeResults(st, out, merged); err != nil {
-		return err
-	}
-
 	w := st.Stdout
 	if out == stdoutPath {
 		w = st.Stderr
 	}
 
+	// The table first: a write that fails (a full disk) still shows the
+	// merged figures.
 	fmt.Fprintf(w, "Merged %d shards of %s (%d workers in all)\n", merged.Merged.Count, merged.Workload.Name, merged.Concurrency)
 	printSummary(w, merged)
 	printThresholds(w, merged.Thresholds)
+
+	if err := writeResults(st, out, merged); err != nil {
+		return err
+	}
+
 	resultsWritten(st, out)
 
 	return thresholdsVerdict(merged.Thresholds)

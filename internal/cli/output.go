@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/result"
@@ -35,6 +34,10 @@ func checkRunFlags(changed func(name string) bool, f *runFlags) error {
 		}
 	}
 
+	if f.statsInterval < 0 {
+		return badInput("--server-stats-interval must be >= 0 (0 disables the sampling)")
+	}
+
 	if f.markdown == stdoutPath {
 		return badInput("--markdown - is not supported: give a file name (standard output is for the table, or the results with -o -)")
 	}
@@ -46,57 +49,105 @@ func checkRunFlags(changed func(name string) bool, f *runFlags) error {
 	return nil
 }
 
+// runOutputs are the files a run writes, reserved before it starts (see
+// outputs).
+type runOutputs struct {
+	*outputs
+
+	// out is the results file, or "-" for standard output.
+	out string
+
+	// runLog is a single run's run log; "" for a matrix, whose trials
+	// log to the directory trials beside the results file (see
+	// bench.TrialsDirFor), under the default name with -o -.
+	runLog, trials string
+}
+
 // checkRunOutputs runs once the workload and targets are known and before
 // the run starts: flags that do not apply to this run are errors, and every
-// file the run will write is checked to be writable, so that a typo in a
-// path does not cost the whole run.
-func checkRunOutputs(st *State, spec *workload.Spec, variants int, targets []target.TargetSpec, f *runFlags) error {
+// file the run will write is checked and reserved (see outputs), so that a
+// typo in a path, or a second run writing the same file, does not cost the
+// whole run. name is the results file's name without --out. The caller
+// releases the outputs once everything is written.
+func checkRunOutputs(st *State, path, name string, spec *workload.Spec, variants int, targets []target.TargetSpec, f *runFlags) (*runOutputs, error) {
 	matrix := variants > 1 || len(targets) > 1 || trialRounds(spec, f, variants, len(targets)) > 1
 	if f.markdown != "" && !matrix && !hasRunBlocks(spec) {
-		return badInput("--markdown applies to runs with variants, several targets or several rounds, growth blocks, or a compared sequence (run.compare_by); this run has none of them (use `mongobench compare --markdown` to compare results files)")
+		return nil, badInput("--markdown applies to runs with variants, several targets or several rounds, growth blocks, or a compared sequence (run.compare_by); this run has none of them (use `mongobench compare --markdown` to compare results files)")
 	}
 
 	if err := checkDurationApplies(spec, f); err != nil {
+		return nil, err
+	}
+
+	ro := &runOutputs{outputs: newOutputs(st, path), out: f.out}
+	if err := ro.reserveRun(name, matrix, f); err != nil {
+		ro.release()
+		return nil, err
+	}
+
+	return ro, nil
+}
+
+// reserveRun reserves the results file (a default name without --out), the
+// run log of a single run and the files of --markdown and --report.
+func (ro *runOutputs) reserveRun(name string, matrix bool, f *runFlags) error {
+	switch {
+	case f.out != "" && f.out != stdoutPath:
+		if err := ro.add("--out", f.out); err != nil {
+			return err
+		}
+
+		if !matrix {
+			ro.runLog = runlog.PathFor(f.out)
+			if err := ro.addRunLog(f.out); err != nil {
+				return err
+			}
+		}
+	default:
+		// With -o -, a single run's log, or a comparison's trials, still
+		// go to the results directory under the default name.
+		def, err := ro.addDefaultResults(name, ro.st.Now())
+		if err != nil {
+			return err
+		}
+
+		if f.out == "" {
+			ro.out = def
+		}
+
+		if !matrix {
+			ro.runLog = runlog.PathFor(def)
+		} else {
+			ro.trials = bench.TrialsDirFor(def)
+		}
+	}
+
+	if matrix && ro.trials == "" {
+		ro.trials = bench.TrialsDirFor(ro.out)
+	}
+
+	if ro.trials != "" && exists(filepath.Join(ro.trials, bench.TrialsManifest)) {
+		// Its trials would be mixed with this run's, or lost.
+		return badInput("%s holds the trials of a comparison that did not end: build its results with `mongobench finish %s`, "+
+			"or remove the directory, before running a comparison with this --out", ro.trials, ro.trials)
+	}
+
+	if err := ro.add("--markdown", f.markdown); err != nil {
 		return err
 	}
 
-	out := resultsPath(f.out, spec.Name, st.Now())
-	paths := []struct{ flag, path string }{{"--out", out}, {"--markdown", f.markdown}}
-
 	if f.report {
-		paths = append(paths, struct{ flag, path string }{"--report", reportPathFor(out)})
-	}
-
-	if !matrix {
-		paths = append(paths, struct{ flag, path string }{"the run log of --out", runLogPath(out, spec.Name, st.Now())})
-	} else if dir := trialsDirPath(out, spec.Name, st.Now()); fileExists(filepath.Join(dir, bench.TrialsManifest)) {
-		// Its trials would be mixed with this run's, or lost.
-		return badInput("%s holds the trials of a comparison that did not end: build its results with `mongobench finish %s`, "+
-			"or remove the directory, before running a comparison with this --out", dir, dir)
-	}
-
-	for _, p := range paths {
-		if p.path == "" || p.path == stdoutPath {
-			continue
-		}
-
-		if err := checkWritable(p.path); err != nil {
-			return badInput("%s %s: %v", p.flag, p.path, err)
-		}
+		return ro.add("--report", reportPathFor(ro.out))
 	}
 
 	return nil
 }
 
-// checkWritable makes sure path can be written later: it is not a
-// directory, and a file can be created in its directory (which is created
+// checkWritable makes sure path can be written later: a file can be
+// created in its directory (which is created
 // if missing, as the final atomic write would). The probe file is removed;
 // an existing file at path is left untouched.
 func checkWritable(path string) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return errors.New("is a directory; give a file name")
-	}
-
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create its directory: %w", unwrapPathErr(err))
@@ -140,52 +191,29 @@ func tableWriter(st *State, f *runFlags) io.Writer {
 // writeResults writes the results file (atomically), or the results JSON to
 // standard output with -o -.
 func writeResults(st *State, out string, res *result.Result) error {
-	if out != stdoutPath {
-		if err := result.WriteFile(out, res); err != nil {
-			return failed("writing results: %v", err)
-		}
-
-		return nil
-	}
-
-	data, err := result.Marshal(res)
-	if err != nil {
+	if err := writeResultsFile(st, out, res); err != nil {
 		return failed("writing results: %v", err)
-	}
-
-	if _, err := st.Stdout.Write(data); err != nil {
-		return failed("writing results to standard output: %v", err)
 	}
 
 	return nil
 }
 
-// runLogPath is where a single run streams its run log: next to the
-// results file, or with -o - in the results directory under the default
-// results name.
-func runLogPath(out, name string, started time.Time) string {
-	if out == stdoutPath {
-		out = resultsPath("", name, started)
+// writeResultsFile is writeResults with the error as it came.
+func writeResultsFile(st *State, out string, res *result.Result) error {
+	if out != stdoutPath {
+		return result.WriteFile(out, res)
 	}
 
-	return runlog.PathFor(out)
-}
-
-// trialsDirPath is where a comparison keeps its trials' run logs as they
-// complete: beside the results file (results/foo.trials for
-// results/foo.json), or with -o - under the default results name.
-func trialsDirPath(out, name string, started time.Time) string {
-	if out == stdoutPath {
-		out = resultsPath("", name, started)
+	data, err := result.Marshal(res)
+	if err != nil {
+		return err
 	}
 
-	return bench.TrialsDirFor(out)
-}
+	if _, err := st.Stdout.Write(data); err != nil {
+		return fmt.Errorf("to standard output: %w", err)
+	}
 
-// fileExists reports whether path names an existing file or directory.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	return nil
 }
 
 // resultsWritten says where the results went; the JSON on standard output

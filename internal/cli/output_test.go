@@ -73,7 +73,7 @@ func TestRunReportPathIsChecked(t *testing.T) {
 	}
 
 	code, _, stderr := runMain(t, "run", "testdata/small.yaml", "-o", filepath.Join(dir, "r.json"), "--report")
-	if code != ExitBadInput || !strings.Contains(stderr, "--report "+filepath.Join(dir, "r.html")+": is a directory") {
+	if code != ExitBadInput || !strings.Contains(stderr, "--report "+filepath.Join(dir, "r.html")+" is a directory") {
 		t.Errorf("exit code %d, want %d and a message about r.html:\n%s", code, ExitBadInput, stderr)
 	}
 

@@ -22,7 +22,12 @@ func newObserver(st *State, quiet bool) runner.Observer {
 	case quiet:
 		return nil
 	case st.StderrIsTerminal && st.Getenv("CI") == "":
-		return &barObserver{w: st.Stderr, st: st}
+		w := st.Stderr
+		if st.barStderr != nil {
+			w = st.barStderr // the terminal itself (State.maskStreams)
+		}
+
+		return &barObserver{w: w, st: st}
 	default:
 		return &lineObserver{w: st.Stderr}
 	}

@@ -81,6 +81,21 @@ func writeReport(st *State, paths []string, out, csvDir string) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	o := newOutputs(st, paths...)
+	defer o.release()
+
+	if err := o.add("--out", out); err != nil {
+		return err
+	}
+
+	if csvDir != "" {
+		for _, name := range []string{report.SummaryCSV, report.IntervalsCSV, report.BlocksCSV} {
+			if err := o.add("--csv", filepath.Join(csvDir, name)); err != nil {
+				return err
+			}
+		}
+	}
+
 	results := make([]*result.Result, 0, len(paths))
 	bad := 0
 

@@ -59,6 +59,8 @@ func Main(st *State) int {
 		}
 	}()
 
+	st.maskStreams()
+
 	root := newRootCommand(st)
 	root.SetArgs(st.Args)
 
@@ -109,9 +111,7 @@ command gracefully.`,
 	root.SetOut(st.Stdout)
 	root.SetErr(st.Stderr)
 	root.SetVersionTemplate(currentBuild().String())
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInput("%v\nRun '%s --help' for usage.", err, c.CommandPath())
-	})
+	root.SetFlagErrorFunc(flagError)
 
 	root.AddCommand(
 		newRunCommand(st),

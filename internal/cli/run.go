@@ -59,10 +59,20 @@ and writes a results file (JSON) that report and compare commands read. As it
 measures, it appends every interval to a run log next to the results file
 (results/NAME.runlog.jsonl, synced every few seconds), from which the results
 file is built at the end; if the run is killed, mongobench finish builds the
-results file from the run log (status incomplete). A comparison (variants,
-targets or rounds) keeps its trials' run logs beside the results file
-(results/NAME.trials) until the results file is written; mongobench finish of
-that directory rebuilds the completed trials of a comparison that was killed.
+results file from the run log (status incomplete). The run log's path is
+printed when the run starts. A comparison (variants, targets or rounds) keeps
+its trials' run logs beside the results file (results/NAME.trials) until the
+results file is written; mongobench finish of that directory rebuilds the
+completed trials of a comparison that was killed.
+
+Every file the run writes is checked and reserved before it starts: a
+device, named pipe, directory or symbolic link, the workload file itself,
+or a file another mongobench is writing is refused (exit code 2); an
+existing file named with --out is replaced once the run is done; default
+names are never reused (a -2, -3, ... suffix when taken). The table is
+printed before the results file is written, and a failed write names the
+run log (or trials directory) kept and the finish command that rebuilds the
+results from it.
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible
@@ -71,6 +81,13 @@ variable MONGOBENCH_URI stands for --uri when the flag is not given (the flag
 wins). ${NAME} in --uri, --target uri:... and the workload's targets[].uri is
 replaced by the environment variable NAME at run time, so passwords can stay
 out of files and command lines. Passwords are never printed or saved.
+
+mongobench drops only what it created: the databases it creates carry an owner
+record signed with a key made on first use in the user's configuration
+directory (mongobench/owner.key; MONGOBENCH_OWNER_KEY_FILE names another file,
+to share one key between machines). A database whose record does not verify,
+or that holds a collection mongobench did not create, is refused (exit code 2)
+unless --allow-existing-db is given.
 
 Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the run gracefully: it writes the
 results so far (status interrupted), removes its temporary directories, stops
@@ -100,7 +117,7 @@ database. --start-at makes them start measuring at one instant; 'mongobench
 merge' adds their results files up exactly. See docs/distributed.md.`,
 		Example: `  mongobench run workloads/quickstart.yaml
   mongobench run workloads/quickstart.yaml --uri mongodb://localhost:27017 --concurrency 8 --duration 1m`,
-		Args: cobra.ExactArgs(1),
+		Args: oneWorkload,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var seed *int64
 			if cmd.Flags().Changed("seed") {
@@ -177,7 +194,7 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 		"interleaved trial rounds of a comparison, overriding run.rounds and trials.rounds (default 6, the least for a 95% CI)")
 	fl.StringVar(&f.minEffect, "min-effect", "",
 		"smallest change a verdict calls a difference, overriding run.min_effect (default 5%; '0%' for none)")
-	fl.StringArrayVar(&f.set, "set", nil, "set a parameter declared in the workload's params block, repeatable: name=value (checked against its type)")
+	fl.StringArrayVar(&f.set, "set", nil, "set a parameter declared in the workload's params block, repeatable: name=value (checked against its type; a secret one is masked in all output)")
 	fl.Int64Var(&f.maxOps, "max-operations", 0, "stop each phase after this many operations, overriding run.max_operations")
 	addClientFlags(fl, &f)
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
@@ -192,6 +209,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	if err := checkInputExists(path); err != nil {
+		return err
+	}
+
 	w, errs := readWorkload(ctx, path, seed, f.set...)
 	if ctx.Err() != nil {
 		return failed("interrupted while reading %s", path)
@@ -204,6 +225,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
 	}
+
+	st.maskValues(w.Spec.SecretValues())
 
 	if f.maxOps > 0 {
 		if err := w.Spec.SetMaxOperations(f.maxOps); err != nil {
@@ -238,11 +261,18 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
-	if err := checkRunOutputs(st, w.Spec, len(variants), targets, f); err != nil {
+	ro, err := checkRunOutputs(st, path, shardResultsName(w.Spec.Name, shard), w.Spec, len(variants), targets, f)
+	if err != nil {
 		return err
 	}
+	defer ro.release()
 
 	sweepLeftovers(st)
+
+	ownerKey, err := loadOwnerKey(st)
+	if err != nil {
+		return err
+	}
 
 	if path := st.Getenv("MONGOBENCH_CPUPROFILE"); path != "" {
 		stopProfile, err := startCPUProfile(path)
@@ -263,6 +293,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 			ServerSelection: f.serverSelection,
 			AllowExisting:   f.allowExisting,
 			KeepDB:          f.keepDB,
+			OwnerKey:        ownerKey,
 			NoExplain:       f.noExplain,
 			StatsInterval:   f.statsInterval,
 			Version:         Version(),
@@ -276,17 +307,19 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
-	// Named before the run, so that the run log streams next to where
-	// the results will go.
-	out := resultsPath(f.out, shardResultsName(w.Spec.Name, shard), st.Now())
+	// Named and reserved before the run, so that the run log streams
+	// next to where the results will go, and is said where at once: a
+	// killed run leaves it for mongobench finish.
+	out := ro.out
 	if !plan.Matrix() {
-		plan.Options.RunLog = runLogPath(out, shardResultsName(w.Spec.Name, shard), st.Now())
+		plan.Options.RunLog = ro.runLog
+		fmt.Fprintf(st.Stderr, "Run log: %s\n", ro.runLog)
 	}
 
 	if plan.Matrix() {
 		warnMatrixThresholds(st, w.Spec)
 
-		plan.Options.TrialLogs = trialsDirPath(out, w.Spec.Name, st.Now())
+		plan.Options.TrialLogs = ro.trials
 	}
 
 	st.setUnsaved(plan.Options.RunLog + plan.Options.TrialLogs) // one of them is set
@@ -304,7 +337,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
 
 	if plan.Matrix() {
-		return writeMatrixRun(ctx, st, w.Spec, f, outcome)
+		return writeMatrixRun(ctx, st, w.Spec, f, outcome, out)
 	}
 
 	res := outcome.Result // thresholds checked: they are in the run log
@@ -313,18 +346,22 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return failed("writing results: %v", err)
 	}
 
-	st.setStep("writing the results to %s", out)
-
-	if err := writeResults(st, out, res); err != nil {
-		st.sayUnsaved()
-		return err
-	}
-
-	st.setUnsaved("")
+	// The table first: a write that fails (a full disk) still shows
+	// what the run measured.
 	printSummary(tableWriter(st, f), res)
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	printRunBlock(tableWriter(st, f), variants[0].Spec, res)
+
+	st.setStep("writing the results to %s", out)
+
+	if err := writeResultsFile(st, out, res); err != nil {
+		st.setUnsaved("") // said here, once
+		return keptRunLog(out, plan.Options.RunLog, err)
+	}
+
+	st.setUnsaved("")
+
 	resultsWritten(st, out)
 	fmt.Fprintf(st.Stderr, "Run log written to %s\n", plan.Options.RunLog)
 
@@ -476,4 +513,22 @@ func exitVerdict(st *State, spec *workload.Spec, outcome *bench.Outcome, res *re
 	fmt.Fprintf(st.Stderr, "%d operations failed (%.2f%%), within run.max_error_rate\n", bad, 100*rate)
 
 	return nil
+}
+
+// loadOwnerKey loads (creating it on first use) the key that signs the
+// owner records of the databases mongobench creates: $MONGOBENCH_OWNER_KEY_FILE,
+// else owner.key in the user's configuration directory. A key that cannot be
+// had is the user's to fix (a path, a file's contents): bad input.
+func loadOwnerKey(st *State) (*target.OwnerKey, error) {
+	path, err := target.OwnerKeyPath(st.Getenv)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+
+	key, err := target.LoadOwnerKey(path)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+
+	return key, nil
 }

@@ -19,12 +19,62 @@ const (
 	canaryAt    = "Canary@S3cr3t-plugh"
 )
 
+// Canary values of secret workload parameters, given with --set: two
+// named like secrets, one declared secret: true.
+const (
+	canaryParamPW     = "Canary-P4ramPw-wibble"
+	canaryParamToken  = "Canary-T0ken/wobble" // '/' is percent-encoded in a query
+	canaryParamTenant = "Canary-Tenant-fnord"
+)
+
 // canaryFragments are the byte strings whose presence anywhere means a
 // leak: the canaries, their percent-encoded forms and distinctive parts of
 // them, so that half a password counts as a leak too.
 var canaryFragments = []string{
 	canaryPlain, canaryAt, url.QueryEscape(canaryAt), url.PathEscape(canaryAt), "S3cr3t", "xyzzy", "plugh",
+	canaryParamPW, canaryParamToken, canaryParamTenant, url.QueryEscape(canaryParamToken),
+	"P4ramPw", "wibble", "T0ken", "wobble", "fnord",
 }
+
+// canaryParamsWorkload declares secret parameters and substitutes them into
+// a load document, a query filter (which explain quotes) and, in its
+// matrix form, a target's connection string: the password and appName.
+const canaryParamsWorkload = `name: canary-params
+database: mongobench_cli_canary_params
+seed: 7
+params:
+  db_password: {type: string, default: ""}
+  api_token: none
+  tenant: {type: string, default: nobody, secret: true}
+  plan: {type: string, default: basic, values: [basic, pro], secret: true}
+collections:
+  - name: users
+load:
+  - collection: users
+    documents: 20
+    document: {user: bob, note: "token ${api_token} of ${tenant}", pw: "${db_password}", plan: "${plan}"}
+run:
+  concurrency: 1
+  duration: 1s
+  interval: 250ms
+operations:
+  - name: login
+    op: find
+    collection: users
+    filter: {user: bob, pw: "${db_password}", note: "token ${api_token} of ${tenant}"}
+    limit: 1
+`
+
+// canaryParamsTargets puts the parameters into a matrix's connection
+// strings, where only the password has a form redact.URI recognises.
+const canaryParamsTargets = `targets:
+  - name: params
+    kind: uri
+    uri: "mongodb://bench:${db_password}@HOSTPORT/?authMechanism=PLAIN&appName=${api_token}"
+  - name: tenant
+    kind: uri
+    uri: "mongodb://HOSTPORT/?appName=${tenant}"
+`
 
 // canaryWorkload plants the plain canary in the workload's comments, vars,
 // load documents, query filter (so that explain's command and answer hold
@@ -180,6 +230,31 @@ func TestNoSecretWrittenAnywhere(t *testing.T) {
 	expect(ExitOK, nil, "compare", path("plain.json"), path("at.json"), path("env.json"), "--markdown", path("compare.md"))
 	expect(ExitOK, nil, "validate", single, matrix)
 
+	// Secret workload parameters given with --set: a run with its run log,
+	// HTML and Markdown; a matrix whose connection strings hold them; the
+	// reports, finish and merge of what the runs wrote.
+	params := filepath.Join(in, "canary-params.yaml")
+	paramsMatrix := filepath.Join(in, "canary-params-matrix.yaml")
+
+	writeFile(t, params, canaryParamsWorkload)
+	writeFile(t, paramsMatrix, canaryParamsWorkload+strings.ReplaceAll(canaryParamsTargets, "HOSTPORT", hostPort))
+
+	sets := []string{"--set", "db_password=" + canaryParamPW, "--set", "api_token=" + canaryParamToken, "--set", "tenant=" + canaryParamTenant}
+
+	expect(ExitOK, nil, append([]string{"run", params, "--uri", srv.URI(), "--out", path("params.json"), "--report"}, sets...)...)
+	expect(ExitOK, nil, append([]string{"run", paramsMatrix, "--quiet", "--out", path("params-matrix.json"), "--report"}, sets...)...)
+	expect(ExitOK, nil, append([]string{
+		"run", params, "--quiet", "--uri", srv.URI(), "--out", path("params-shard.json"),
+		"--shard", "0/1",
+	}, sets...)...)
+	expect(ExitOK, nil, "report", path("params.json"), path("params-matrix.json"), "-o", path("params-report.html"), "--csv", path("params-csv"))
+	expect(ExitOK, nil, "finish", path("params.runlog.jsonl"), "-o", path("params-finished.json"))
+	expect(ExitOK, nil, "finish", path("params.runlog.jsonl"), "-o", "-")
+	expect(ExitOK, nil, "merge", path("params-shard.runlog.jsonl"), "-o", path("params-merged.json"))
+	expect(ExitOK, nil, "compare", path("params.json"), path("params-finished.json"), "--markdown", path("params-compare.md"))
+	expect(ExitBadInput, nil, "run", params, "--quiet", "--uri", srv.URI(), "--out", path("x6.json"), "--set", "plan="+canaryParamTenant)
+	expect(ExitBadInput, nil, "run", params, "--quiet", "--uri", srv.URI(), "--out", path("x7.json"), "--set", "api_token2="+canaryParamToken)
+
 	// Failure paths, whose messages quote connection strings and values.
 	expect(ExitBadInput, nil, "mongodb://bench:"+canaryPlain+"@"+hostPort+"/") // a URI where the command goes
 	expect(ExitBadInput, nil, "validate", badKind)
@@ -201,6 +276,9 @@ func TestNoSecretWrittenAnywhere(t *testing.T) {
 	for _, name := range []string{
 		"plain.json", "plain.html", "at.json", "env.json", "env.html", "matrix.json", "matrix.md", "matrix.html",
 		"report.html", "csv/summary.csv", "csv/intervals.csv", "compare.md",
+		"params.json", "params.runlog.jsonl", "params.html", "params-matrix.json", "params-matrix.html",
+		"params-shard.json", "params-shard.runlog.jsonl", "params-report.html", "params-csv/summary.csv",
+		"params-csv/intervals.csv", "params-finished.json", "params-merged.json", "params-compare.md",
 	} {
 		if st, err := os.Stat(path(name)); err != nil || st.Size() == 0 {
 			t.Errorf("%s was not written (%v)", name, err)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/mongobench/mongobench/internal/redact"
 )
 
 // State is everything a command may take from or give to the operating
@@ -58,6 +60,32 @@ type State struct {
 	// steps says what the command is doing, for the messages of an
 	// interrupt.
 	steps shutdownSteps
+
+	// masks wrap Stdout and Stderr (see Main) to mask values known to be
+	// secret only once a command has read them: a workload's secret
+	// parameters, which ${name} may have put into any message.
+	masks []*redact.Stream
+	// barStderr is Stderr unwrapped, for the live progress bar only: it
+	// must be the terminal itself for the bar to find its size and
+	// redraw, and it shows phase names and figures, never a parameter's
+	// value; nothing it draws is kept.
+	barStderr io.Writer
+}
+
+// maskStreams wraps Stdout and Stderr in masking streams; Main calls it
+// before anything is printed.
+func (st *State) maskStreams() {
+	out, errOut := redact.NewStream(st.Stdout), redact.NewStream(st.Stderr)
+	st.barStderr = st.Stderr
+	st.Stdout, st.Stderr, st.masks = out, errOut, []*redact.Stream{out, errOut}
+}
+
+// maskValues masks values in everything printed from now on.
+func (st *State) maskValues(values []string) {
+	k := redact.KnownValues(values...)
+	for _, m := range st.masks {
+		m.Add(k)
+	}
 }
 
 // onHardExit registers a cleanup for a forced exit and returns a function

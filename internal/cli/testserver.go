@@ -32,6 +32,11 @@ success replies for CRUD commands) without storing anything, holding each
 reply for a programmable time. It measures mongobench's own overhead (a null
 server) and shows how the load models behave when a server stalls.
 
+The delay runs from each request's arrival to its reply's write. On Linux it
+is timed with a kernel timer, not rounded up to whole milliseconds as Go's own
+timers are there; a busy machine still adds its scheduling delay (see
+docs/load-models.md for how to measure it).
+
 It prints its connection string and runs until Ctrl-C or --for elapses. It
 listens on the loopback interface unless --addr says otherwise.`,
 		Example: `  mongobench testserver --delay 1ms --stall-after 10s --stall-for 2s &

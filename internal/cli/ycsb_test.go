@@ -69,6 +69,12 @@ func (r *ycsbRecorder) record(c *wiretest.Command) {
 
 		start, _ := id.Document().Lookup("$gte").StringValueOK()
 		r.events = append(r.events, ycsbEvent{kind: "scan", key: start, limit: c.Body.Lookup("limit").AsInt64(), n: r.inserted})
+	case "delete":
+		if coll, _ := c.Body.Lookup("delete").StringValueOK(); coll != "usertable" {
+			return // mongobench rewriting its owner record
+		}
+
+		r.bad = append(r.bad, c.Name)
 	case "update":
 		for _, u := range c.Sequences["updates"] {
 			key, _ := u.Lookup("q", "_id").StringValueOK()

@@ -83,6 +83,8 @@ func ExampleManifests_WriteYAML() {
 	//         env:
 	//         - name: TMPDIR
 	//           value: /tmp
+	//         - name: MONGOBENCH_OWNER_KEY_FILE
+	//           value: /tmp/mongobench-owner.key
 	//         - name: MONGOBENCH_SHARDS
 	//           value: "2"
 	//         - name: JOB_COMPLETION_INDEX
@@ -161,6 +163,8 @@ func ExampleManifests_WriteYAML() {
 	//         env:
 	//         - name: TMPDIR
 	//           value: /tmp
+	//         - name: MONGOBENCH_OWNER_KEY_FILE
+	//           value: /tmp/mongobench-owner.key
 	//         image: registry.example.com/mongobench:1.0
 	//         imagePullPolicy: IfNotPresent
 	//         name: merge
@@ -186,6 +190,8 @@ func ExampleManifests_WriteYAML() {
 	//         env:
 	//         - name: TMPDIR
 	//           value: /tmp
+	//         - name: MONGOBENCH_OWNER_KEY_FILE
+	//           value: /tmp/mongobench-owner.key
 	//         image: registry.example.com/mongobench:1.0
 	//         imagePullPolicy: IfNotPresent
 	//         name: wait

@@ -408,7 +408,13 @@ func (o *Options) container(name string, args []string) corev1.Container {
 		// A locally built or pre-loaded image (kind load, a node cache)
 		// is used as is, even when tagged latest.
 		ImagePullPolicy: corev1.PullIfNotPresent,
-		Env:             []corev1.EnvVar{{Name: "TMPDIR", Value: tmpDir}},
+		// The owner key (see target.OwnerKeyPath) goes to the writable
+		// scratch volume: the configuration directory is on the read-only
+		// root. Each pod makes its own; shard 0 alone claims the database.
+		Env: []corev1.EnvVar{
+			{Name: "TMPDIR", Value: tmpDir},
+			{Name: "MONGOBENCH_OWNER_KEY_FILE", Value: tmpDir + "/mongobench-owner.key"},
+		},
 		VolumeMounts: []corev1.VolumeMount{
 			{Name: "results", MountPath: resultsDir},
 			{Name: "tmp", MountPath: tmpDir},

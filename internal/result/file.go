@@ -51,7 +51,7 @@ func Marshal(r *Result) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	clean, err := sanitizeJSON(raw)
+	clean, err := sanitizeJSON(raw, redact.Known{})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func Read(ctx context.Context, path string) (*Result, error) {
 	// Files written before every field was masked may hold secrets: mask
 	// them on the way in too. A document that cannot be rewritten fails
 	// in Unmarshal below with a better message.
-	if clean, err := sanitizeJSON(data); err == nil {
+	if clean, err := sanitizeJSON(data, redact.Known{}); err == nil {
 		data = clean
 	}
 	var r Result

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mongobench/mongobench/internal/redact"
 )
@@ -31,7 +32,13 @@ import (
 //     such a key in the parsed workload; a value that is exactly a ${NAME}
 //     reference to an environment variable is kept;
 //   - the workload's source text is masked as YAML (redact.YAML): secret
-//     keys' values and connection strings, comments included.
+//     keys' values and connection strings, comments included;
+//   - the value and default of every secret workload parameter (recorded
+//     in workload.spec.params, see SecretParams) are masked wherever they
+//     appear, in any string or key, and as a number in the parsed
+//     workload: a ${name} reference puts the value into a connection
+//     string, a filter or a document, from where it reaches explain's
+//     commands, server answers and error messages.
 //
 // Secrets that appear in free text without any of these forms (a bare
 // password in a driver's message) cannot be recognised here; they must be
@@ -49,7 +56,7 @@ func Sanitize(r *Result) (*Result, error) {
 		return nil, fmt.Errorf("sanitize results: %w", err)
 	}
 
-	clean, err := sanitizeJSON(data)
+	clean, err := sanitizeJSON(data, redact.Known{})
 	if err != nil {
 		return nil, fmt.Errorf("sanitize results: %w", err)
 	}
@@ -104,17 +111,81 @@ const (
 // look like "...pwd...=" by chance.
 func isEncoded(key string) bool { return strings.HasSuffix(key, "histogram") }
 
+// isTimestamp reports whether a string outside the parsed workload is one
+// of the results' instants. mongobench writes those itself, so they cannot
+// hold a substituted parameter, and masking a short secret value inside
+// one ("15" of a time of day) would leave a field that no longer decodes.
+func isTimestamp(s string) bool {
+	if len(s) < len("2006-01-02T15:04:05Z") || s[4] != '-' || s[10] != 'T' {
+		return false
+	}
+
+	_, err := time.Parse(time.RFC3339Nano, s)
+
+	return err == nil
+}
+
 // SanitizeJSON masks the secrets of any JSON document holding results-file
 // fields (a run log's records, for example) the way Sanitize masks a
 // Result: every field is covered by its key and form, whatever struct it
 // came from. The output is compact and keeps the order of keys.
-func SanitizeJSON(data []byte) ([]byte, error) { return sanitizeJSON(data) }
+//
+// known adds secret values to mask, for a document that does not record
+// them itself: a run log's interval and end records are masked with the
+// secret parameters of its header (SecretParams).
+func SanitizeJSON(data []byte, known redact.Known) ([]byte, error) { return sanitizeJSON(data, known) }
+
+// SecretParams returns the values and defaults of the secret workload
+// parameters a JSON document records in workload.spec.params (a results
+// file, or a run log's header): those marked "secret" and those named like
+// a secret (redact.IsSecretKey, the rule the workload marks them by), so
+// that files written before parameters carried the mark are masked too.
+// A document without parameters, or that is not JSON, has none.
+func SecretParams(data []byte) redact.Known {
+	var doc struct {
+		Workload struct {
+			Spec struct {
+				Params []struct {
+					Name    string `json:"name"`
+					Default any    `json:"default"`
+					Value   any    `json:"value"`
+					Secret  bool   `json:"secret"`
+				} `json:"params"`
+			} `json:"spec"`
+		} `json:"workload"`
+	}
+
+	if !bytes.Contains(data, []byte(`"params"`)) || json.Unmarshal(data, &doc) != nil {
+		return redact.Known{}
+	}
+
+	var values []string
+
+	for _, p := range doc.Workload.Spec.Params {
+		if !p.Secret && !redact.IsSecretKey(p.Name) {
+			continue
+		}
+
+		for _, v := range []any{p.Value, p.Default} {
+			if str, ok := v.(string); ok {
+				values = append(values, str)
+			}
+		}
+	}
+
+	return redact.KnownValues(values...)
+}
 
 // sanitizeJSON rewrites a JSON document with its secrets masked (see
-// Sanitize), keeping its structure and the order of its keys. The output is
-// compact.
-func sanitizeJSON(data []byte) ([]byte, error) {
-	s := &jsonSanitizer{dec: json.NewDecoder(bytes.NewReader(data))}
+// Sanitize), keeping its structure and the order of its keys: known's
+// values and those of the secret parameters the document records. The
+// output is compact.
+func sanitizeJSON(data []byte, known redact.Known) ([]byte, error) {
+	if own := SecretParams(data); !own.Empty() {
+		known = redact.KnownValues(append(known.Values(), own.Values()...)...)
+	}
+
+	s := &jsonSanitizer{dec: json.NewDecoder(bytes.NewReader(data)), known: known}
 	s.dec.UseNumber()
 
 	tok, err := s.dec.Token()
@@ -137,6 +208,8 @@ func sanitizeJSON(data []byte) ([]byte, error) {
 type jsonSanitizer struct {
 	dec *json.Decoder
 	out bytes.Buffer
+	// known are the secret values masked wherever they appear.
+	known redact.Known
 }
 
 // scope is where a value sits in the document.
@@ -175,10 +248,14 @@ func (s *jsonSanitizer) value(tok json.Token, key string, sc scope) error {
 			t = redact.Text(t)
 		}
 
+		if !isEncoded(key) && (sc.spec || !isTimestamp(t)) {
+			t = s.known.Mask(t)
+		}
+
 		return s.writeString(t)
 
 	case json.Number:
-		if sc.secret && sc.spec {
+		if sc.spec && (sc.secret || s.known.Is(t.String())) {
 			return s.writeString(redact.Mask)
 		}
 
@@ -222,7 +299,7 @@ func (s *jsonSanitizer) object(sc scope) error {
 			s.out.WriteByte(',')
 		}
 
-		if err := s.writeString(redact.Text(key)); err != nil {
+		if err := s.writeString(s.known.Mask(redact.Text(key))); err != nil {
 			return err
 		}
 

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Canary passwords planted in every kind of field; none may survive.
@@ -219,5 +220,65 @@ func TestSanitizeKeepsSpecOrder(t *testing.T) {
 
 	if !strings.Contains(string(got), `"seed":1`) {
 		t.Error("numbers changed")
+	}
+}
+
+// TestSanitizeMasksSecretParams masks the value and default of parameters
+// declared secret or named like one wherever they were substituted (a
+// target's connection string, a filter, explain's command, the status
+// reason, an error key), and a numeric one in the spec, while a short
+// value leaves the results' timestamps intact and other parameters stay.
+func TestSanitizeMasksSecretParams(t *testing.T) {
+	const token, tenant, pin = "Tok-Param-quux", "Tenant-Param-corge", "15"
+
+	r := buildResult(t)
+	r.Workload.Spec = map[string]any{
+		"params": []any{
+			map[string]any{"name": "api_token", "type": "string", "default": "Default-grault", "value": token, "set": true},
+			map[string]any{"name": "tenant", "type": "string", "default": "nobody", "value": tenant, "set": true, "secret": true},
+			map[string]any{"name": "pin", "type": "int", "default": pin, "value": pin, "secret": true},
+			map[string]any{"name": "label", "type": "string", "default": "plain-label", "value": "plain-label"},
+		},
+		"targets":    []any{map[string]any{"uri": "mongodb://h/?appName=" + token + "&x=" + tenant}},
+		"operations": []any{map[string]any{"filter": map[string]any{"note": "of " + tenant, "pin": 15, "l": "plain-label"}}},
+	}
+	r.Workload.Source = "params:\n  api_token: Default-grault\n"
+	r.StartedAt = time.Date(2026, 3, 15, 15, 15, 15, 0, time.UTC) // "15" is a secret value
+	r.StatusReason = "server said: bad appName " + url.QueryEscape(token)
+	r.Explain = []Explain{{Operation: "find", Command: `{"find":"c","filter":{"note":"of ` + tenant + `"}}`}}
+
+	clean, err := Sanitize(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	data, err := Marshal(clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, leak := range []string{token, tenant, "Param", "Default-grault", "quux", "corge"} {
+		if bytes.Contains(data, []byte(leak)) {
+			t.Errorf("the results hold %q", leak)
+		}
+	}
+
+	for _, want := range []string{`"pin": "xxxxx"`, `"l": "plain-label"`, `appName=xxxxx`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the results lack %s", want)
+		}
+	}
+
+	if !clean.StartedAt.Equal(r.StartedAt) {
+		t.Errorf("started_at %v, want %v kept", clean.StartedAt, r.StartedAt)
+	}
+
+	again, err := Sanitize(clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if data2, err := Marshal(again); err != nil || !bytes.Equal(data, data2) {
+		t.Errorf("sanitizing twice changes the results (%v)", err)
 	}
 }

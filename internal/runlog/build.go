@@ -35,7 +35,13 @@ const maxLine = 64 << 20
 // and the results finish rebuilds from its log are the same. Memory does not
 // grow with the log's length. A last line without its newline is the one
 // being written when the process died: it is ignored. Any other unreadable
-// line is an error that names the file and the line.
+// line is an error that names the file and the line ("x.runlog.jsonl:57: ...").
+//
+// A log spliced from several is refused, so that its results cannot
+// silently mix runs: every record must carry the header's run id (version
+// 2; a version 1 log has none to check), and each interval of a phase must
+// follow the previous one, index +1 and start within Continuity of its
+// end.
 func Build(ctx context.Context, path string) (*result.Result, error) {
 	b := NewBuilder()
 
@@ -75,6 +81,9 @@ type Builder struct {
 	lastPhase string
 	// records counts the intervals logged.
 	records int
+
+	// prevEnd is the end of each phase's last interval, for continuity.
+	prevEnd map[int]time.Time
 }
 
 // NewBuilder returns a Builder that has read nothing.
@@ -104,7 +113,7 @@ func readLines(ctx context.Context, path string, f lineFunc) error {
 
 		complete, err := readLine(r, &line)
 		if err != nil {
-			return fmt.Errorf("read run log %s: line %d: %w", path, n, err)
+			return fmt.Errorf("read run log %s:%d: %w", path, n, err)
 		}
 
 		if !complete {
@@ -120,11 +129,11 @@ func readLines(ctx context.Context, path string, f lineFunc) error {
 				return fmt.Errorf("%s: line 1 is not JSON; not a mongobench run log", path)
 			}
 
-			return fmt.Errorf("%s: line %d: %w", path, n, err)
+			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 
 		if err := f(n, head.Type, line.Bytes()); err != nil {
-			return fmt.Errorf("%s: line %d: %w", path, n, err)
+			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 	}
 }
@@ -167,6 +176,10 @@ func (s *Builder) record(n int, typ string, data []byte) error {
 			return err
 		}
 
+		if err := s.sameRun(p.Run, fmt.Sprintf("phase %d", p.Phase)); err != nil {
+			return err
+		}
+
 		if p.Phase != len(s.phases) {
 			return fmt.Errorf("phase %d opened where phase %d was expected", p.Phase, len(s.phases))
 		}
@@ -175,6 +188,10 @@ func (s *Builder) record(n int, typ string, data []byte) error {
 	case typeInterval:
 		var rec intervalRecord
 		if err := strictUnmarshal(data, &rec); err != nil {
+			return err
+		}
+
+		if err := s.sameRun(rec.Run, fmt.Sprintf("interval %d", rec.Index)); err != nil {
 			return err
 		}
 
@@ -195,10 +212,18 @@ func (s *Builder) record(n int, typ string, data []byte) error {
 			return err
 		}
 
+		if err := s.sameRun(b.Run, fmt.Sprintf("block %d", b.Index)); err != nil {
+			return err
+		}
+
 		return s.block(b)
 	case typePhaseEnd:
 		var e PhaseEnd
 		if err := strictUnmarshal(data, &e); err != nil {
+			return err
+		}
+
+		if err := s.sameRun(e.Run, fmt.Sprintf("the end of phase %d", e.Phase)); err != nil {
 			return err
 		}
 
@@ -214,10 +239,18 @@ func (s *Builder) record(n int, typ string, data []byte) error {
 			return err
 		}
 
+		if err := s.sameRun(e.Run, "the end record"); err != nil {
+			return err
+		}
+
 		s.end = &e
 	case typeShard:
 		var r ShardRecord
 		if err := strictUnmarshal(data, &r); err != nil {
+			return err
+		}
+
+		if err := s.sameRun(r.Run, "the shard record"); err != nil {
 			return err
 		}
 
@@ -253,8 +286,12 @@ func (s *Builder) readHeader(data []byte) error {
 	switch {
 	case h.Type != typeHeader || h.Format != Format:
 		return errors.New("no run log header; not a mongobench run log")
-	case h.Version != Version:
-		return fmt.Errorf("run log version %d, but this mongobench reads only version %d; use the mongobench release that wrote it", h.Version, Version)
+	case h.Version < oldestVersion || h.Version > Version:
+		return fmt.Errorf("run log version %d, but this mongobench reads versions %d to %d; use the mongobench release that wrote it", h.Version, oldestVersion, Version)
+	case h.Version >= 2 && h.RunID == "":
+		return fmt.Errorf("run log version %d without a run_id in its header", h.Version)
+	case h.Version < 2 && h.RunID != "":
+		return fmt.Errorf("run log version %d with a run_id, which version %d added: a header edited or from another log?", h.Version, 2)
 	case h.SchemaVersion != result.SchemaVersion:
 		return fmt.Errorf("results schema_version %d, but this mongobench builds only version %d", h.SchemaVersion, result.SchemaVersion)
 	}
@@ -265,12 +302,18 @@ func (s *Builder) readHeader(data []byte) error {
 }
 
 // interval merges interval index of phase p: iv its response times, svc
-// its service times (nil entries where there are none).
+// its service times (nil entries where there are none). Both the intervals
+// read from a log and those a Writer has just logged come through here, so
+// a run's own results are checked as finish checks its log.
 func (s *Builder) interval(p *phaseBuilder, index int, iv metrics.Interval, svc []*metrics.Histogram,
 	target *result.PlanPoint, pacing []PacingRecord,
 ) error {
 	if index != p.seen {
 		return fmt.Errorf("phase %q: interval %d where %d was expected", p.start.Name, index, p.seen)
+	}
+
+	if err := s.continues(p.start.Phase, index, iv.Start, iv.End); err != nil {
+		return fmt.Errorf("phase %q: %w", p.start.Name, err)
 	}
 
 	if err := p.add(index, iv, svc, target, pacing); err != nil {
@@ -281,6 +324,63 @@ func (s *Builder) interval(p *phaseBuilder, index int, iv metrics.Interval, svc 
 	s.lastEnd, s.lastPhase = iv.End, p.start.Name
 
 	return nil
+}
+
+// sameRun checks that a record (what, for the message) belongs to the
+// header's run: a record with another run id, or with none in a log that
+// has one, was spliced in from another log, or the header was. A version 1
+// log has no run ids, and its records must have none either.
+func (s *Builder) sameRun(run, what string) error {
+	want := s.header.RunID
+
+	switch {
+	case run == want:
+		return nil
+	case want == "":
+		return fmt.Errorf("%s belongs to run %s, but the header (line 1) is of a run log without run ids: a header from another log?", what, run)
+	case run == "":
+		return fmt.Errorf("%s has no run id, but the header (line 1) is of run %s: a line from an older run log?", what, want)
+	}
+
+	return fmt.Errorf("%s belongs to run %s, not %s (the header's, line 1)", what, run, want)
+}
+
+// continues checks that interval index of phase starts where the phase's
+// previous interval ended (within Continuity) and does not end before it
+// starts: a gap or an overlap means intervals from elsewhere were put in.
+func (s *Builder) continues(phase, index int, start, end time.Time) error {
+	if end.Before(start) {
+		return fmt.Errorf("interval %d ends %s before it starts", index, seconds(start.Sub(end)))
+	}
+
+	if s.prevEnd == nil {
+		s.prevEnd = map[int]time.Time{}
+	}
+
+	prev, ok := s.prevEnd[phase]
+	s.prevEnd[phase] = end
+
+	if !ok {
+		return nil
+	}
+
+	switch gap := start.Sub(prev); {
+	case gap > Continuity:
+		return fmt.Errorf("interval %d starts %s after interval %d ended", index, seconds(gap), index-1)
+	case gap < -Continuity:
+		return fmt.Errorf("interval %d starts %s before interval %d ended", index, seconds(-gap), index-1)
+	}
+
+	return nil
+}
+
+// seconds formats d for a message: "7.0s", "0.250s".
+func seconds(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%.3fs", d.Seconds())
+	}
+
+	return fmt.Sprintf("%.1fs", d.Seconds())
 }
 
 // live merges an interval a Writer has just logged, given as the

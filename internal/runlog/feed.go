@@ -79,7 +79,7 @@ func (f *feeder) run() {
 		}
 
 		if err != nil {
-			f.err = fmt.Errorf("run log %s: line %d: %w", f.path, it.n, err)
+			f.err = fmt.Errorf("%s:%d: %w", f.path, it.n, err)
 		}
 	}
 }

@@ -20,12 +20,23 @@ import (
 )
 
 // Format names the file format in the header record, and Version is the
-// version of it this package writes and the only one it reads; it changes
-// only when a change would make older readers misread a log.
+// version of it this package writes; it changes only when a change would
+// make older readers misread a log. Version 2 added the run id that ties
+// every record to its header; Build still reads version 1 logs, whose
+// records it can check for continuity but not for identity.
 const (
 	Format  = "mongobench-runlog"
-	Version = 1
+	Version = 2
+
+	// oldestVersion is the oldest version Build reads.
+	oldestVersion = 1
 )
+
+// Continuity is how far an interval's start may be from the previous
+// interval's end in the same phase. The engine starts each interval at
+// the instant the previous one ended, so they are equal in any log it
+// wrote; more than this apart, the log was spliced.
+const Continuity = time.Millisecond
 
 // Suffix ends a run log's file name.
 const Suffix = ".runlog.jsonl"
@@ -71,12 +82,18 @@ type Header struct {
 	Seed              int64           `json:"seed"`
 	Concurrency       int             `json:"concurrency"`
 	StartedAt         time.Time       `json:"started_at"`
+	// RunID names this run's log: every later record carries it as
+	// "run", so that a record spliced in from another run's log, or a
+	// header swapped for another run's, is refused. Create makes one when
+	// it is empty.
+	RunID string `json:"run_id,omitempty"`
 }
 
 // PhaseStart opens a phase; the phase's later records refer to it by
 // Phase, its position in the run from 0.
 type PhaseStart struct {
 	Type     string  `json:"type"`
+	Run      string  `json:"run,omitempty"`
 	Phase    int     `json:"phase"`
 	Name     string  `json:"name"`
 	Model    string  `json:"model,omitempty"`
@@ -93,6 +110,7 @@ type PhaseStart struct {
 // intervalRecord is one closed interval of a phase.
 type intervalRecord struct {
 	Type       string     `json:"type"`
+	Run        string     `json:"run,omitempty"`
 	Phase      int        `json:"phase"`
 	Index      int        `json:"index"`
 	Start      time.Time  `json:"start"`
@@ -132,6 +150,7 @@ type PacingRecord struct {
 // it spans, from which its statistics are merged.
 type BlockRecord struct {
 	Type          string                `json:"type"`
+	Run           string                `json:"run,omitempty"`
 	Phase         int                   `json:"phase"`
 	Index         int                   `json:"index"`
 	Start         time.Time             `json:"start"`
@@ -145,6 +164,7 @@ type BlockRecord struct {
 // PhaseEnd closes a phase with what is known only at its end.
 type PhaseEnd struct {
 	Type     string           `json:"type"`
+	Run      string           `json:"run,omitempty"`
 	Phase    int              `json:"phase"`
 	Status   string           `json:"status"`
 	Reason   string           `json:"reason,omitempty"`
@@ -158,6 +178,7 @@ type PhaseEnd struct {
 // gathered after its phases.
 type End struct {
 	Type         string                    `json:"type"`
+	Run          string                    `json:"run,omitempty"`
 	Status       string                    `json:"status"`
 	StatusReason string                    `json:"status_reason,omitempty"`
 	DurationS    float64                   `json:"duration_s"`
@@ -175,6 +196,7 @@ type End struct {
 // shard's; Concurrency is the shard's own worker count.
 type ShardRecord struct {
 	Type        string        `json:"type"`
+	Run         string        `json:"run,omitempty"`
 	Shard       *result.Shard `json:"shard"`
 	Concurrency int           `json:"concurrency"`
 }

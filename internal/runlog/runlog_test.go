@@ -292,19 +292,40 @@ func TestRunLogMasksSecrets(t *testing.T) {
 
 // TestBuildRefuses gives Build files that are not run logs it can read:
 // each is refused with a message naming the file and, past the header,
-// the line.
+// the line ("x.runlog.jsonl:3: ..."). The header is of version 1, which has
+// no run ids and is still read; v2 is the same header with one.
 func TestBuildRefuses(t *testing.T) {
 	header := `{"type":"header","format":"mongobench-runlog","version":1,"schema_version":1,"workload":{"name":"w","file":"","spec":null},"target":{"kind":"uri","uri":"","server_version":"","backend":"","notes":null},"seed":0,"concurrency":1,"started_at":"2026-01-02T03:04:05Z"}`
+	v2 := strings.Replace(strings.TrimSuffix(header, "}"), `"version":1`, `"version":2`, 1) + `,"run_id":"r1"}`
+	phase := `{"type":"phase","phase":0,"name":"run","warmup_s":0}`
+	phase2 := `{"type":"phase","run":"r1","phase":0,"name":"run","warmup_s":0}`
+	iv := func(run string, index int, start, end string) string {
+		r := ""
+		if run != "" {
+			r = `"run":"` + run + `",`
+		}
+
+		return fmt.Sprintf(`{"type":"interval",%s"phase":0,"index":%d,"start":"2026-01-02T03:04:%s","end":"2026-01-02T03:04:%s","operations":[]}`, r, index, start, end)
+	}
+	lines := func(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 
 	for _, tc := range []struct{ name, text, want string }{
 		{"empty", "", "empty file"},
 		{"not JSON", "hello\n", "line 1 is not JSON"},
 		{"results file", `{"schema_version":1,"phases":[]}` + "\n", "not a mongobench run log"},
-		{"newer version", strings.Replace(header, `"version":1`, `"version":2`, 1) + "\n", "version 2"},
-		{"unknown record", header + "\n" + `{"type":"phase","phase":0,"name":"run","warmup_s":0}` + "\n" + `{"type":"surprise"}` + "\n", "line 3: unknown record type"},
-		{"unknown field", header + "\n" + `{"type":"phase","phase":0,"name":"run","warmup_s":0,"colour":"red"}` + "\n", "line 2:"},
-		{"interval of no phase", header + "\n" + `{"type":"interval","phase":0,"index":0}` + "\n", "line 2: record of phase 0, which was not opened"},
-		{"interval skipped", header + "\n" + `{"type":"phase","phase":0,"name":"run","warmup_s":0}` + "\n" + `{"type":"interval","phase":0,"index":1}` + "\n", "line 3: phase \"run\": interval 1 where 0 was expected"},
+		{"newer version", strings.Replace(header, `"version":1`, `"version":3`, 1) + "\n", "version 3"},
+		{"unknown record", lines(header, phase, `{"type":"surprise"}`), Suffix + ":3: unknown record type"},
+		{"unknown field", lines(header, `{"type":"phase","phase":0,"name":"run","warmup_s":0,"colour":"red"}`), Suffix + ":2:"},
+		{"interval of no phase", lines(header, `{"type":"interval","phase":0,"index":0}`), Suffix + ":2: record of phase 0, which was not opened"},
+		{"interval skipped", lines(header, phase, `{"type":"interval","phase":0,"index":1}`), Suffix + ":3: phase \"run\": interval 1 where 0 was expected"},
+		{"gap", lines(header, phase, iv("", 0, "05Z", "06Z"), iv("", 1, "13Z", "14Z")), Suffix + ":4: phase \"run\": interval 1 starts 7.0s after interval 0 ended"},
+		{"overlap", lines(header, phase, iv("", 0, "05Z", "06Z"), iv("", 1, "05.750Z", "06.750Z")), Suffix + ":4: phase \"run\": interval 1 starts 0.250s before interval 0 ended"},
+		{"backwards", lines(header, phase, iv("", 0, "06Z", "05Z")), Suffix + ":3: phase \"run\": interval 0 ends 1.0s before it starts"},
+		{"v2 without run id", strings.Replace(v2, `,"run_id":"r1"`, "", 1) + "\n", "version 2 without a run_id"},
+		{"v1 with run id", strings.Replace(v2, `"version":2`, `"version":1`, 1) + "\n", "version 1 with a run_id"},
+		{"record of another run", lines(v2, phase2, iv("r1", 0, "05Z", "06Z"), iv("r2", 1, "06Z", "07Z")), Suffix + ":4: interval 1 belongs to run r2, not r1"},
+		{"record without run id", lines(v2, phase), Suffix + ":2: phase 0 has no run id, but the header (line 1) is of run r1"},
+		{"run id under an old header", lines(header, phase2), Suffix + ":2: phase 0 belongs to run r1, but the header (line 1) is of a run log without run ids"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "x"+Suffix)
@@ -543,5 +564,99 @@ func TestWideHistogramsBoundedBySize(t *testing.T) {
 
 	if errs := res.Check(); len(errs) > 0 {
 		t.Errorf("Check: %v", errs[0])
+	}
+}
+
+// TestVersion1LogsStayReadable rewrites a log as version 1 wrote it (no
+// run_id in the header, no run in the records) and builds the same results
+// from it as from the log itself: old logs are read, with their intervals
+// still checked for continuity but no run ids to compare.
+func TestVersion1LogsStayReadable(t *testing.T) {
+	path := writeLog(t, intervals(20), true)
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var h Header
+	if err := json.Unmarshal(data[:strings.IndexByte(string(data), '\n')], &h); err != nil || h.RunID == "" || h.Version != Version {
+		t.Fatalf("header version %d, run id %q (%v)", h.Version, h.RunID, err)
+	}
+
+	old := strings.NewReplacer(`,"run_id":"`+h.RunID+`"`, "", `"run":"`+h.RunID+`",`, "",
+		fmt.Sprintf(`"version":%d`, Version), `"version":1`).Replace(string(data))
+	if strings.Contains(old, h.RunID) || strings.Count(old, `"version":1`) != 1 {
+		t.Fatalf("the rewrite left the run id or no version 1:\n%s", old)
+	}
+
+	oldPath := filepath.Join(t.TempDir(), "old"+Suffix)
+	if err := os.WriteFile(oldPath, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	want, err := Build(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := Build(context.Background(), oldPath)
+	if err != nil {
+		t.Fatalf("a version 1 log is refused: %v", err)
+	}
+
+	if g, w := jsonText(t, got), jsonText(t, want); g != w {
+		t.Errorf("results of the version 1 log:\n%s\nwant\n%s", g, w)
+	}
+}
+
+// TestWriterChecksContinuity gives a Writer intervals that a log could
+// only hold if it were spliced (one starting 7 s after the previous one
+// ended, one ending before it starts): the results it kept as it wrote are
+// refused with the message Build gives for the same lines of its log, so
+// that a run's own results are checked as finish checks them.
+func TestWriterChecksContinuity(t *testing.T) {
+	ivs := intervals(3)
+	gap := ivs[2]
+	gap.Start, gap.End = ivs[1].End.Add(7*time.Second), ivs[1].End.Add(8*time.Second)
+	backwards := ivs[1]
+	backwards.Start, backwards.End = ivs[1].End, ivs[1].Start
+
+	for _, tc := range []struct {
+		name string
+		ivs  []metrics.Interval
+		want string
+	}{
+		{"gap", []metrics.Interval{ivs[0], ivs[1], gap}, Suffix + ":5: phase \"run\": interval 2 starts 7.0s after interval 1 ended"},
+		{"backwards", []metrics.Interval{ivs[0], backwards}, Suffix + ":4: phase \"run\": interval 1 ends 1.0s before it starts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "w"+Suffix)
+
+			w, err := Create(path, Header{MongobenchVersion: "test", Workload: result.Workload{Name: "w"}, StartedAt: t0, Concurrency: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			w.StartPhase(PhaseStart{Phase: 0, Name: result.PhaseRun, Model: "closed"})
+
+			for i, iv := range tc.ivs {
+				w.Interval(0, i, iv, nil, nil, nil)
+			}
+
+			_, kept := w.Result()
+
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			_, built := Build(context.Background(), path)
+
+			for what, err := range map[string]error{"Writer.Result": kept, "Build": built} {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+					t.Errorf("%s: error %v, want one naming %s and saying %q", what, err, path, tc.want)
+				}
+			}
+		})
 	}
 }

@@ -1,11 +1,13 @@
 package runlog
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,11 +43,18 @@ type Writer struct {
 	// with the file.
 	feed  *feeder
 	lines int
+
+	// run is the run id every record carries (Header.RunID).
+	run string
+	// secrets are the values of the workload's secret parameters, from
+	// the header, masked in every record (an error message in an interval
+	// or the end record may quote a filter the value was substituted into).
+	secrets redact.Known
 }
 
 // Create creates (or truncates) the run log at path, creating missing
 // directories, and writes its header. h's Type, Format, Version and
-// SchemaVersion are filled in.
+// SchemaVersion are filled in, and RunID when it is empty.
 func Create(path string, h Header) (*Writer, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("creating run log %s: %w", path, err)
@@ -60,12 +69,28 @@ func Create(path string, h Header) (*Writer, error) {
 	h.Type, h.Format, h.Version, h.SchemaVersion = typeHeader, Format, Version, result.SchemaVersion
 	h.Target.URI = redact.URI(h.Target.URI)
 
+	if h.RunID == "" {
+		h.RunID = NewRunID(h.StartedAt)
+	}
+
+	w.run = h.RunID
+
+	if data, err := json.Marshal(h); err == nil {
+		w.secrets = result.SecretParams(data)
+	}
+
 	if err := w.write(h, typeHeader, true, nil); err != nil {
 		_ = w.Close()
 		return nil, err
 	}
 
 	return w, nil
+}
+
+// NewRunID returns a run id: the run's start, to read, and random
+// characters, so that two runs started in the same second differ.
+func NewRunID(startedAt time.Time) string {
+	return startedAt.UTC().Format("20060102T150405Z") + "-" + strings.ToLower(rand.Text()[:10])
 }
 
 // Path is the log's file name.
@@ -81,7 +106,7 @@ func (w *Writer) Err() error {
 
 // StartPhase writes a phase's opening record.
 func (w *Writer) StartPhase(p PhaseStart) {
-	p.Type = typePhase
+	p.Type, p.Run = typePhase, w.run
 	_ = w.write(p, typePhase, true, nil)
 }
 
@@ -90,7 +115,7 @@ func (w *Writer) StartPhase(p PhaseStart) {
 // (nil otherwise), with the plan point and pacing decisions made at its end.
 func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.Interval, target *result.PlanPoint, pacing []PacingRecord) {
 	rec := intervalRecord{
-		Type: typeInterval, Phase: phase, Index: index,
+		Type: typeInterval, Run: w.run, Phase: phase, Index: index,
 		Start: iv.Start.Round(0), End: iv.End.Round(0),
 		Operations: make([]opRecord, len(iv.Ops)), Target: target, Pacing: pacing,
 	}
@@ -180,26 +205,26 @@ func encode(h *metrics.Histogram) (string, error) {
 
 // Block writes one growth block of a phase.
 func (w *Writer) Block(b BlockRecord) {
-	b.Type = typeBlock
+	b.Type, b.Run = typeBlock, w.run
 	_ = w.write(b, typeBlock, false, nil)
 }
 
 // EndPhase writes a phase's closing record and syncs the log.
 func (w *Writer) EndPhase(e PhaseEnd) {
-	e.Type = typePhaseEnd
+	e.Type, e.Run = typePhaseEnd, w.run
 	_ = w.write(e, typePhaseEnd, true, nil)
 }
 
 // Shard records which shard of a distributed run the log is of.
 func (w *Writer) Shard(r ShardRecord) {
-	r.Type = typeShard
+	r.Type, r.Run = typeShard, w.run
 	_ = w.write(r, typeShard, false, nil)
 }
 
 // Finish writes the final record, syncs and closes the log, and returns
 // the first error the writer met.
 func (w *Writer) Finish(e End) error {
-	e.Type = typeEnd
+	e.Type, e.Run = typeEnd, w.run
 	_ = w.write(e, typeEnd, true, nil)
 
 	return w.Close()
@@ -251,7 +276,7 @@ var errClosed = errors.New("written after it was closed")
 func (w *Writer) write(rec any, typ string, sync bool, live *liveInterval) error {
 	data, err := json.Marshal(rec)
 	if err == nil {
-		data, err = result.SanitizeJSON(data)
+		data, err = result.SanitizeJSON(data, w.secrets)
 	}
 
 	w.mu.Lock()

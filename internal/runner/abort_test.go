@@ -110,3 +110,40 @@ func TestClock(t *testing.T) {
 		}
 	}
 }
+
+// hungWorkload runs long intervals and a long planned phase, so that only
+// the hang rule (abort_after, 1 s here) can end it early: operations have a
+// timeout longer than the phase, and the first interval closes after 25 s.
+const hungWorkload = `
+name: hung
+database: hung
+collections: [{name: items}]
+run: {concurrency: 4, warmup: 0s, duration: 28s, interval: 25s, timeout: 60s, abort_after: 1s}
+operations:
+  - name: put
+    op: insertOne
+    collection: items
+    document: {x: 1}
+`
+
+// TestHungServerAbortsPhase freezes the server (every reply held, as a
+// SIGSTOPped server holds them) a moment into the phase: the phase must end
+// as aborted by the one rule for a hung server, no operation completed for
+// run.abort_after, checked continuously rather than at the interval ticks
+// (the first of which comes only after 25 s here).
+func TestHungServerAbortsPhase(t *testing.T) {
+	r := newRig(t, hungWorkload, wiretest.Config{Latency: wiretest.Fixed(time.Millisecond)}, nil)
+	r.srv.SetLatency(wiretest.Stall{At: time.Now().Add(300 * time.Millisecond), For: 10 * time.Minute, Base: wiretest.Fixed(time.Millisecond)})
+
+	res := r.runCtx(t.Context(), r.phases()[0])
+
+	if res.Status != StatusAborted || !strings.Contains(res.Reason, "no operation succeeded for") {
+		t.Fatalf("status %s (%s), want aborted because no operation succeeded", res.Status, res.Reason)
+	}
+
+	// The rule fires about 1 s after the last reply; the first interval
+	// tick, at which it used to be checked, is at 25 s.
+	if res.Elapsed >= 15*time.Second {
+		t.Errorf("elapsed %s: the hang was noticed only at an interval tick, not abort_after after the last success", res.Elapsed)
+	}
+}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -139,14 +140,40 @@ func (x *externalLoop) Run(ctx context.Context, pr *phaseRun) {
 				return
 			}
 
-			// The operations in flight have the operation timeout to end.
-			stopped = time.After(x.engine.Timeout + 10*time.Second)
+			// The operations in flight have the operation timeout to end
+			// at a planned stop; after an abort (a hung or silent server)
+			// they are abandoned after abortGrace, as the Go engine's are
+			// cancelled at once, so that the rule that ends a run on a hung
+			// server is the same whatever the client.
+			bound := x.engine.Timeout + 10*time.Second
+			if aborted(pr) {
+				bound = abortGrace
+			}
+
+			stopped = time.After(bound)
 		case <-stopped:
-			abort(fmt.Errorf("client %s did not confirm the stop within %s", a.Stack().Name, x.engine.Timeout+10*time.Second))
+			if !aborted(pr) {
+				abort(fmt.Errorf("client %s did not confirm the stop within %s", a.Stack().Name, x.engine.Timeout+10*time.Second))
+			}
+
 			return
 		case <-a.Wake():
 		}
 	}
+}
+
+// abortGrace is how long an adapter has, after the phase was aborted, to
+// report the operations that ended and confirm its stop; those still in
+// flight on a server that does not answer are abandoned (the adapter is
+// closed after the phase).
+const abortGrace = 2 * time.Second
+
+// aborted tells whether the phase was aborted (rather than stopped as
+// planned or by the user).
+func aborted(pr *phaseRun) bool {
+	var ae *abortError
+
+	return errors.As(context.Cause(pr.runCtx), &ae)
 }
 
 // fill sends worker w its next batch of operations.

@@ -273,3 +273,45 @@ func TestExternalSameData(t *testing.T) {
 		}
 	}
 }
+
+// hungExternalWorkload is externalWorkload with a long phase, long
+// intervals and abort_after 1 s.
+const hungExternalWorkload = `name: ext
+database: d
+collections:
+  - name: c
+operations:
+  - name: get
+    op: findOne
+    collection: c
+    filter: {n: 1}
+run:
+  client: node-driver
+  concurrency: 2
+  warmup: 0s
+  duration: 28s
+  interval: 25s
+  timeout: 10s
+  abort_after: 1s
+`
+
+// TestExternalHungAbortsBySameRule runs an adapter that reports nothing and
+// never confirms its stop, as one whose server hangs: the phase must be
+// aborted by the Go engine's rule (no operation completed for abort_after)
+// and end within the grace given to an aborted adapter, not after the
+// operation timeout plus 10 s that a planned stop grants.
+func TestExternalHungAbortsBySameRule(t *testing.T) {
+	t.Parallel()
+
+	r := newExternalRig(t, hungExternalWorkload, "hang")
+	res := r.runCtx(t.Context(), r.phases()[0])
+
+	if res.Status != StatusAborted || !strings.Contains(res.Reason, "no operation succeeded for") {
+		t.Fatalf("status %s (%s), want aborted because no operation succeeded", res.Status, res.Reason)
+	}
+
+	// abort_after (1 s) + abortGrace (2 s) against timeout + 10 s = 20 s.
+	if res.Elapsed >= 12*time.Second {
+		t.Errorf("elapsed %s: the aborted phase waited for the hung adapter's operations", res.Elapsed)
+	}
+}

@@ -349,7 +349,7 @@ func drive(ctx context.Context, cfg driveConfig, exec runFunc) *PhaseResult {
 	pr.runCtx = runCtx
 	pr.issueCtx, pr.stopIssue = context.WithCancel(runCtx)
 
-	go pr.watchdog.run(runCtx)
+	go pr.watchdog.run(runCtx, pr.checkAbort)
 
 	defer pr.stopIssue()
 

@@ -110,8 +110,11 @@ func (w *watchdog) inFlight() int {
 	return n
 }
 
-// run checks the slots every watchdogPeriod until ctx is done.
-func (w *watchdog) run(ctx context.Context) {
+// run checks the slots every watchdogPeriod until ctx is done, and calls
+// also (when not nil) at the same period: the phase's hang check, so that a
+// hung server ends the phase within this period of abort_after, whatever
+// the interval and whoever runs the operations.
+func (w *watchdog) run(ctx context.Context, also func(now time.Time)) {
 	t := time.NewTicker(watchdogPeriod)
 	defer t.Stop()
 
@@ -121,6 +124,10 @@ func (w *watchdog) run(ctx context.Context) {
 			return
 		case now := <-t.C:
 			w.check(now.UnixNano())
+
+			if also != nil {
+				also(now)
+			}
 		}
 	}
 }

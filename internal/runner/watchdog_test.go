@@ -19,7 +19,7 @@ func TestWatchdogTimesOut(t *testing.T) {
 		defer cancel()
 
 		var w watchdog
-		go w.run(ctx)
+		go w.run(ctx, nil)
 
 		sl := w.slot(ctx)
 

@@ -36,7 +36,15 @@ func Example() {
 	info = srv.Annotate(info)
 	fmt.Println("product:", info.Product, "backend:", info.Backend)
 
-	own, err := target.Claim(ctx, client, "example", false)
+	// A run loads the user's key with LoadOwnerKey(OwnerKeyPath(os.Getenv));
+	// the example keeps its own in memory.
+	key, err := target.NewOwnerKey([]byte("an example key of thirty-two byt"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	own, err := target.Claim(ctx, client, "example", false, key)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -44,7 +52,7 @@ func Example() {
 
 	fmt.Println("owned:", own.Owned, "created:", own.Created)
 
-	if err := target.Reset(ctx, client, "example", own); err != nil {
+	if err := target.Reset(ctx, client, "example", own, []string{"items"}); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -26,7 +26,7 @@ func TestForeignCollections(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	own, err := Claim(ctx, client, db, true)
+	own, err := Claim(ctx, client, db, true, testKey(t))
 	if err != nil || own.Owned {
 		t.Fatalf("Claim = %+v, %v; want a foreign database", own, err)
 	}
@@ -41,7 +41,7 @@ func TestForeignCollections(t *testing.T) {
 	}
 
 	// The next run's claim removes the leftover, instead of failing on it.
-	again := Ownership{DB: db}
+	again := Ownership{DB: db, key: testKey(t)}
 	if err := ClaimCollections(ctx, client, &again, []string{"items"}); err != nil {
 		t.Fatalf("claim after a run that left its collection: %v", err)
 	}
@@ -61,7 +61,7 @@ func TestForeignCollections(t *testing.T) {
 	// A user's collection with a workload collection's name is refused.
 	var cee *CollectionExistsError
 
-	third := Ownership{DB: db}
+	third := Ownership{DB: db, key: testKey(t)}
 	if err := ClaimCollections(ctx, client, &third, []string{"items", "orders"}); !errors.As(err, &cee) || cee.Collection != "orders" {
 		t.Errorf("claiming the user's collection: %v, want a CollectionExistsError naming orders", err)
 	}
@@ -72,7 +72,7 @@ func TestForeignCollections(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	fourth := Ownership{DB: db}
+	fourth := Ownership{DB: db, key: testKey(t)}
 	if err := ClaimCollections(ctx, client, &fourth, []string{"items"}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestForeignCollections(t *testing.T) {
 	}
 
 	// An owned database is reset, not claimed collection by collection.
-	if err := ClaimCollections(ctx, client, &Ownership{DB: db, Owned: true}, []string{"items"}); err == nil {
+	if err := ClaimCollections(ctx, client, &Ownership{DB: db, Owned: true, key: testKey(t)}, []string{"items"}); err == nil {
 		t.Error("ClaimCollections accepted an owned database")
 	}
 }

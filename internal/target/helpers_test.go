@@ -105,3 +105,15 @@ func assertNoDir(t *testing.T, dir string) {
 		t.Errorf("%s still exists (stat error: %v)", dir, err)
 	}
 }
+
+// testKey is a fixed owner key, so that tests never touch the user's.
+func testKey(t *testing.T) *OwnerKey {
+	t.Helper()
+
+	k, err := NewOwnerKey([]byte("mongobench test owner key 32 by."))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return k
+}

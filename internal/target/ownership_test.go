@@ -32,7 +32,7 @@ func TestClaimResetDropLifecycle(t *testing.T) {
 
 	before := time.Now().Add(-time.Second)
 
-	own, err := Claim(t.Context(), client, db, false)
+	own, err := Claim(t.Context(), client, db, false, testKey(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestClaimResetDropLifecycle(t *testing.T) {
 	}
 
 	// A later run finds its own database again.
-	again, err := Claim(t.Context(), client, db, false)
+	again, err := Claim(t.Context(), client, db, false, testKey(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +64,17 @@ func TestClaimResetDropLifecycle(t *testing.T) {
 		t.Errorf("second Claim = %+v, want owned, not created, created at %s", again, own.CreatedAt)
 	}
 
-	// Data from a previous run...
+	// Data from a previous run, in a collection it recorded...
+	if err := Reset(t.Context(), client, db, again, []string{"items"}); err != nil {
+		t.Fatal(err)
+	}
+
 	if _, err := client.Database(db).Collection("items").InsertOne(t.Context(), bson.D{{Key: "n", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
 
 	// ...is gone after Reset, which keeps the database owned.
-	if err := Reset(t.Context(), client, db, again); err != nil {
+	if err := Reset(t.Context(), client, db, again, []string{"other"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -78,7 +82,7 @@ func TestClaimResetDropLifecycle(t *testing.T) {
 		t.Errorf("collections after Reset = %q, want only the marker", got)
 	}
 
-	afterReset, err := Claim(t.Context(), client, db, false)
+	afterReset, err := Claim(t.Context(), client, db, false, testKey(t))
 	if err != nil || !afterReset.Owned {
 		t.Errorf("Claim after Reset = %+v, %v; want owned", afterReset, err)
 	}
@@ -113,7 +117,7 @@ func TestClaimForeignDatabase(t *testing.T) {
 	}
 
 	// Refused without --allow-existing-db.
-	own, err := Claim(t.Context(), client, db, false)
+	own, err := Claim(t.Context(), client, db, false, testKey(t))
 
 	var noe *NotOwnedError
 	if !errors.As(err, &noe) || noe.DB != db || noe.System {
@@ -131,7 +135,7 @@ func TestClaimForeignDatabase(t *testing.T) {
 	}
 
 	// Allowed, but not owned: writing is fine, destroying is not.
-	own, err = Claim(t.Context(), client, db, true)
+	own, err = Claim(t.Context(), client, db, true, testKey(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +145,7 @@ func TestClaimForeignDatabase(t *testing.T) {
 	}
 
 	for name, f := range map[string]func() error{
-		"reset": func() error { return Reset(t.Context(), client, db, own) },
+		"reset": func() error { return Reset(t.Context(), client, db, own, nil) },
 		"drop":  func() error { return Drop(t.Context(), client, db, own) },
 	} {
 		err := f()
@@ -153,12 +157,12 @@ func TestClaimForeignDatabase(t *testing.T) {
 	}
 
 	// Even a forged ownership does not get past the marker check.
-	forged := Ownership{DB: db, Owned: true}
+	forged := Ownership{DB: db, Owned: true, key: testKey(t)}
 	if err := Drop(t.Context(), client, db, forged); !errors.As(err, &noe) {
 		t.Errorf("Drop with forged ownership: got %v, want *NotOwnedError", err)
 	}
 
-	if err := Reset(t.Context(), client, db, forged); !errors.As(err, &noe) {
+	if err := Reset(t.Context(), client, db, forged, nil); !errors.As(err, &noe) {
 		t.Errorf("Reset with forged ownership: got %v, want *NotOwnedError", err)
 	}
 
@@ -181,7 +185,7 @@ func TestDropRechecksMarker(t *testing.T) {
 
 	const db = "bench"
 
-	own, err := Claim(t.Context(), client, db, false)
+	own, err := Claim(t.Context(), client, db, false, testKey(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +195,7 @@ func TestDropRechecksMarker(t *testing.T) {
 	}
 
 	// Emptied: nothing to lose, so Reset may proceed and re-marks it.
-	if err := Reset(t.Context(), client, db, own); err != nil {
+	if err := Reset(t.Context(), client, db, own, nil); err != nil {
 		t.Fatalf("Reset of an emptied owned database: %v", err)
 	}
 
@@ -213,7 +217,7 @@ func TestDropRechecksMarker(t *testing.T) {
 		t.Errorf("Drop without marker: got %v, want *NotOwnedError", err)
 	}
 
-	if err := Reset(t.Context(), client, db, own); !errors.As(err, &noe) || noe.Action != "reset" {
+	if err := Reset(t.Context(), client, db, own, nil); !errors.As(err, &noe) || noe.Action != "reset" {
 		t.Errorf("Reset without marker: got %v, want *NotOwnedError", err)
 	}
 
@@ -228,7 +232,7 @@ func TestClaimRefusesSystemDatabases(t *testing.T) {
 
 	for _, db := range []string{"admin", "local", "config", "Admin"} {
 		for _, allow := range []bool{false, true} {
-			_, err := Claim(t.Context(), client, db, allow)
+			_, err := Claim(t.Context(), client, db, allow, testKey(t))
 
 			var noe *NotOwnedError
 			if !errors.As(err, &noe) || !noe.System {
@@ -236,10 +240,10 @@ func TestClaimRefusesSystemDatabases(t *testing.T) {
 			}
 		}
 
-		forged := Ownership{DB: db, Owned: true}
+		forged := Ownership{DB: db, Owned: true, key: testKey(t)}
 
 		var noe *NotOwnedError
-		if err := Reset(t.Context(), client, db, forged); !errors.As(err, &noe) || !noe.System {
+		if err := Reset(t.Context(), client, db, forged, nil); !errors.As(err, &noe) || !noe.System {
 			t.Errorf("Reset(%q): got %v, want a system-database *NotOwnedError", db, err)
 		}
 
@@ -248,7 +252,7 @@ func TestClaimRefusesSystemDatabases(t *testing.T) {
 		}
 	}
 
-	if _, err := Claim(t.Context(), client, "", false); err == nil {
+	if _, err := Claim(t.Context(), client, "", false, testKey(t)); err == nil {
 		t.Error("Claim accepted an empty database name")
 	}
 }
@@ -257,7 +261,7 @@ func TestOwnershipMustMatchDatabase(t *testing.T) {
 	e := startEmbedded(t, EmbeddedOptions{})
 	client := connect(t, e)
 
-	own, err := Claim(t.Context(), client, "bench_a", false)
+	own, err := Claim(t.Context(), client, "bench_a", false, testKey(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -610,7 +610,7 @@ func compareWith(v, ref *variant, dir Direction, opts Options) Verdict {
 		out.Text = fmt.Sprintf("no significant difference; %s CI %s", level,
 			intervalText(math.Exp(e.lo), math.Exp(e.hi)))
 
-		if n := resolvingSamples(e, band, opts); n > 1000 {
+		if n := resolvingSamples(e, band); n > 1000 {
 			out.Needed = n
 			out.Text += fmt.Sprintf("; over 1000 %ss%s would be needed to resolve ±%s", opts.Unit, aSide(opts), pct(effect))
 		} else if n > 0 {
@@ -649,7 +649,7 @@ func pct(f float64) string {
 // would shrink the interval to the minimum effect, scaling its half-width by
 // √(n/n'): a rough guide for "how much more data would decide", 0 when there
 // is no minimum effect or the interval is already that narrow.
-func resolvingSamples(e estimate, band float64, opts Options) int {
+func resolvingSamples(e estimate, band float64) int {
 	half := (e.hi - e.lo) / 2
 	if band <= 0 || e.used <= 0 || !(half > band) || math.IsInf(half, 0) {
 		return 0
@@ -1147,15 +1147,6 @@ func uNullCDF(m, n, upTo int) []float64 {
 	}
 
 	return out
-}
-
-// bestWord is the Text of the best variant in Compare.
-func bestWord(dir Direction) string {
-	if dir == LowerIsBetter {
-		return "lowest"
-	}
-
-	return "fastest"
 }
 
 // confidenceLabel is the interval's level: "95%".

@@ -91,6 +91,11 @@ type Server struct {
 
 	latency atomic.Pointer[latencyBox]
 
+	// wake releases held replies at their deadlines, and wakeAlarm is the
+	// alarm it sleeps on, closed by Close to stop it.
+	wake      *wakeups
+	wakeAlarm alarm
+
 	// done is closed by Close to release replies being held.
 	done      chan struct{}
 	closeOnce sync.Once
@@ -172,31 +177,47 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("wiretest: listen on %s: %w", addr, err)
-	}
-
 	logger := cfg.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 
+	// Without the precise alarm (a sandbox that forbids timerfd, say) the
+	// server still works, with Go's timers' resolution.
+	wakeAlarm, err := newPlatformAlarm()
+	if err != nil {
+		logger.Warn("wiretest: reply delays fall back to Go's timers", "err", err)
+		wakeAlarm = newTimerAlarm()
+	}
+
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		_ = wakeAlarm.Close()
+		return nil, fmt.Errorf("wiretest: listen on %s: %w", addr, err)
+	}
+
 	s := &Server{
-		ln:     ln,
-		logger: logger,
-		record: cfg.Record,
-		start:  time.Now(),
-		docs:   docs,
-		done:   make(chan struct{}),
-		conns:  make(map[net.Conn]struct{}),
-		stats:  counters{requests: make(map[string]int64)},
+		ln:        ln,
+		logger:    logger,
+		record:    cfg.Record,
+		start:     time.Now(),
+		docs:      docs,
+		wake:      newWakeups(time.Now, wakeAlarm, spinLead),
+		wakeAlarm: wakeAlarm,
+		done:      make(chan struct{}),
+		conns:     make(map[net.Conn]struct{}),
+		stats:     counters{requests: make(map[string]int64)},
 	}
 	s.SetLatency(cfg.Latency)
 
-	s.wg.Add(1)
+	s.wg.Add(2)
 
 	go s.acceptLoop()
+
+	go func() {
+		defer s.wg.Done()
+		s.wake.run()
+	}()
 
 	return s, nil
 }
@@ -280,7 +301,7 @@ func (s *Server) Close() error {
 
 		close(s.done)
 
-		s.closeErr = s.ln.Close()
+		s.closeErr = errors.Join(s.ln.Close(), s.wakeAlarm.Close())
 		s.wg.Wait()
 	})
 
@@ -396,10 +417,9 @@ func (s *Server) untrack(c net.Conn) {
 // conn is the per-connection state reused from one request to the next.
 type conn struct {
 	net.Conn
-	id    int64
-	in    []byte // the current message after its header
-	out   []byte // the current reply
-	timer *time.Timer
+	id  int64
+	in  []byte // the current message after its header
+	out []byte // the current reply
 }
 
 // serveConn reads and answers one connection's requests, one at a time.
@@ -504,7 +524,7 @@ func (s *Server) handle(c *conn, req *request, received time.Time) bool {
 
 	// A moreToCome request is held too: the server is "busy" with it, so
 	// the connection's next request waits, as it would on a real server.
-	if !s.hold(c, received.Add(delay)) {
+	if !s.hold(received.Add(delay)) {
 		return false
 	}
 
@@ -526,27 +546,18 @@ func (s *Server) handle(c *conn, req *request, received time.Time) bool {
 	return true
 }
 
-// hold waits until deadline on the connection's reusable timer, or until
-// the server closes, reporting whether the deadline was reached.
-func (s *Server) hold(c *conn, deadline time.Time) bool {
-	d := time.Until(deadline)
-	if d <= 0 {
+// hold waits until deadline, or until the server closes, reporting whether
+// the deadline was reached. The wait is the shared wakeups scheduler's, not
+// a timer per connection: see wakeup.go for why.
+func (s *Server) hold(deadline time.Time) bool {
+	if !time.Now().Before(deadline) {
 		return !s.isClosing()
 	}
 
-	if c.timer == nil {
-		c.timer = time.NewTimer(d)
-	} else {
-		// Since Go 1.23 Reset after a fired or stopped timer needs no
-		// draining: no stale tick can be received.
-		c.timer.Reset(d)
-	}
-
 	select {
-	case <-c.timer.C:
+	case <-s.wake.at(deadline):
 		return true
 	case <-s.done:
-		c.timer.Stop()
 		return false
 	}
 }

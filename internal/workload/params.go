@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/mongobench/mongobench/internal/redact"
 	"github.com/mongobench/mongobench/internal/yamlpos"
 )
 
@@ -33,6 +34,14 @@ type Param struct {
 
 	// Values, when not empty, lists the values a string parameter may take.
 	Values []string `json:"values,omitempty"`
+
+	// Secret marks a parameter whose value must never be written: declared
+	// with secret: true, or named like a secret (api_token, db_password;
+	// the rule is redact.IsSecretKey, the one every other secret field is
+	// recognised by). Everything mongobench writes masks its value and
+	// default wherever they appear, including where ${name} was
+	// substituted (result.Sanitize), and its messages do not quote them.
+	Secret bool `json:"secret,omitempty"`
 }
 
 // ParamTypes lists the types a parameter may have.
@@ -58,7 +67,8 @@ func (p *Param) tag() string {
 	}
 }
 
-// check reports whether value is valid for the parameter's type.
+// check reports whether value is valid for the parameter's type. The
+// message quotes value unless the parameter is secret.
 func (p *Param) check(value string) error {
 	var err error
 
@@ -75,12 +85,21 @@ func (p *Param) check(value string) error {
 		_, err = time.ParseDuration(value)
 	}
 
+	quoted := strconv.Quote(value)
+	if p.Secret {
+		quoted = "the value (secret, not shown)"
+	}
+
 	if err != nil {
-		return fmt.Errorf("%q is not a valid %s", value, p.Type)
+		return fmt.Errorf("%s is not a valid %s", quoted, p.Type)
 	}
 
 	if len(p.Values) > 0 && !slices.Contains(p.Values, value) {
-		return fmt.Errorf("%q is not one of %s", value, strings.Join(p.Values, ", "))
+		if p.Secret {
+			return fmt.Errorf("%s is not one of the %d allowed values", quoted, len(p.Values))
+		}
+
+		return fmt.Errorf("%s is not one of %s", quoted, strings.Join(p.Values, ", "))
 	}
 
 	return nil
@@ -142,11 +161,11 @@ func applyParams(file string, root *yaml.Node, set []string) ([]Param, []error) 
 }
 
 // declare reads the params block: name: default (type from the YAML
-// scalar) or name: {type, default, values}.
+// scalar) or name: {type, default, values, secret}.
 func (ps *params) declare(n *yaml.Node) {
 	n = yamlpos.Resolve(n)
 	if n.Kind != yaml.MappingNode {
-		ps.errorf(n, "params", "must be a mapping of parameter names to defaults or to {type, default, values}")
+		ps.errorf(n, "params", "must be a mapping of parameter names to defaults or to {type, default, values, secret}")
 		return
 	}
 
@@ -163,7 +182,7 @@ func (ps *params) declare(n *yaml.Node) {
 			continue
 		}
 
-		p := &Param{Name: k.Value}
+		p := &Param{Name: k.Value, Secret: redact.IsSecretKey(k.Value)}
 
 		switch v.Kind {
 		case yaml.ScalarNode:
@@ -171,7 +190,7 @@ func (ps *params) declare(n *yaml.Node) {
 		case yaml.MappingNode:
 			ps.declareLong(p, v, path)
 		default:
-			ps.errorf(v, path, "must be a default value or a mapping {type, default, values}")
+			ps.errorf(v, path, "must be a default value or a mapping {type, default, values, secret}")
 			continue
 		}
 
@@ -185,7 +204,9 @@ func (ps *params) declare(n *yaml.Node) {
 	}
 }
 
-// declareLong reads {type, default, values}.
+// declareLong reads {type, default, values, secret}. secret: false does
+// not unmark a parameter named like a secret: the name alone makes every
+// writer mask it, so the declaration could not keep that promise.
 func (ps *params) declareLong(p *Param, v *yaml.Node, path string) {
 	for j := 0; j+1 < len(v.Content); j += 2 {
 		f, fv := v.Content[j], yamlpos.Resolve(v.Content[j+1])
@@ -203,8 +224,17 @@ func (ps *params) declareLong(p *Param, v *yaml.Node, path string) {
 			for _, it := range fv.Content {
 				p.Values = append(p.Values, it.Value)
 			}
+		case "secret":
+			switch {
+			case fv.Kind != yaml.ScalarNode || fv.ShortTag() != "!!bool":
+				ps.errorf(fv, yamlpos.Field(path, "secret"), "must be true or false")
+			case fv.Value == "false" && p.Secret:
+				ps.errorf(fv, yamlpos.Field(path, "secret"), "%q is named like a secret, so it is masked wherever it is written; remove secret: false or rename the parameter", p.Name)
+			default:
+				p.Secret = p.Secret || fv.Value == "true"
+			}
 		default:
-			ps.errorf(f, path, "unknown field %q (known: type, default, values)", f.Value)
+			ps.errorf(f, path, "unknown field %q (known: type, default, values, secret)", f.Value)
 		}
 	}
 
@@ -227,21 +257,27 @@ func typeOfScalar(n *yaml.Node) string {
 	}
 }
 
-// override applies --set name=value.
+// override applies --set name=value. Its messages show the value of a
+// secret parameter, or of an undeclared name that looks like one, masked.
 func (ps *params) override(set []string) {
 	for _, s := range set {
 		name, value, ok := strings.Cut(s, "=")
 		p := ps.byName[name]
+
+		label := s
+		if ok && (p != nil && p.Secret || redact.IsSecretKey(name)) {
+			label = name + "=" + redact.Mask
+		}
 
 		switch {
 		case !ok:
 			ps.errs = append(ps.errs, fmt.Errorf("--set %s: give name=value", s))
 		case p == nil:
 			ps.errs = append(ps.errs, fmt.Errorf("--set %s: %s declares no parameter %q (declared: %s)",
-				s, ps.file, name, strings.Join(sortedKeys(ps.byName), ", ")))
+				label, ps.file, name, strings.Join(sortedKeys(ps.byName), ", ")))
 		default:
 			if err := p.check(value); err != nil {
-				ps.errs = append(ps.errs, fmt.Errorf("--set %s: %w (parameter %s has type %s)", s, err, name, p.Type))
+				ps.errs = append(ps.errs, fmt.Errorf("--set %s: %w (parameter %s has type %s)", label, err, name, p.Type))
 				continue
 			}
 
@@ -328,6 +364,21 @@ func (ps *params) lookup(n *yaml.Node, path, name string, env bool) *Param {
 	}
 
 	return nil
+}
+
+// SecretValues returns the values and defaults of the secret parameters
+// (see Param.Secret), for whoever prints or writes what the run did to
+// mask them wherever a ${name} reference put them.
+func (s *Spec) SecretValues() []string {
+	var out []string
+
+	for _, p := range s.Params {
+		if p.Secret {
+			out = append(out, p.Value, p.Default)
+		}
+	}
+
+	return out
 }
 
 // sortedKeys lists the keys of m in order, for messages.

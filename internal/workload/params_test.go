@@ -180,3 +180,78 @@ func TestGeneratedBatchSizeOfInsertManyRefused(t *testing.T) {
 		t.Errorf("errors %v, want a generated insertMany batch_size refused", errs)
 	}
 }
+
+// secretParamBase declares a parameter named like a secret and one marked
+// secret: true, with values to choose from.
+const secretParamBase = `name: t
+database: bench
+params:
+  api_token: none
+  tenant: {type: string, default: nobody, values: [nobody, acme], secret: true}
+  label: plain
+collections:
+  - name: c
+operations:
+  - name: ins
+    op: insertOne
+    collection: c
+    document: {t: "${api_token}", who: "${tenant}", l: "${label}"}
+`
+
+// TestParamsSecret marks parameters named like secrets and those declared
+// secret: true, and lists their values and defaults for masking.
+func TestParamsSecret(t *testing.T) {
+	t.Parallel()
+
+	s, errs := ParseWith("w.yaml", []byte(secretParamBase), []string{"api_token=tok-123", "tenant=acme"})
+	if len(errs) > 0 {
+		t.Fatalf("unexpected errors: %v", errs)
+	}
+
+	secret := map[string]bool{}
+	for _, p := range s.Params {
+		secret[p.Name] = p.Secret
+	}
+
+	if !secret["api_token"] || !secret["tenant"] || secret["label"] {
+		t.Errorf("secret marks %v, want api_token and tenant only", secret)
+	}
+
+	got := strings.Join(s.SecretValues(), ",")
+	if got != "tok-123,none,acme,nobody" {
+		t.Errorf("SecretValues = %s, want the values and defaults of api_token and tenant", got)
+	}
+}
+
+// TestParamsSecretErrors refuses a bad secret field and does not quote a
+// secret parameter's value in --set errors.
+func TestParamsSecretErrors(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		name, yaml string
+		set        []string
+		want       string
+	}{
+		{"not in values", secretParamBase, []string{"tenant=Hidden-1"}, "--set tenant=xxxxx: the value (secret, not shown) is not one of the 2 allowed values"},
+		{"undeclared secret-like", secretParamBase, []string{"db_password=Hidden-1"}, `--set db_password=xxxxx: w.yaml declares no parameter "db_password"`},
+		{"secret not a bool", strings.Replace(secretParamBase, "secret: true", "secret: yes please", 1), nil, "params.tenant.secret: must be true or false"},
+		{
+			"secret-like unmarked", strings.Replace(secretParamBase, "api_token: none", "api_token: {default: none, secret: false}", 1), nil,
+			`"api_token" is named like a secret`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			_, errs := ParseWith("w.yaml", []byte(tc.yaml), tc.set)
+			if len(errs) == 0 || !strings.Contains(errs[0].Error(), tc.want) {
+				t.Fatalf("errors %v, want one containing %q", errs, tc.want)
+			}
+
+			if strings.Contains(errs[0].Error(), "Hidden") {
+				t.Errorf("the error quotes the secret value: %v", errs[0])
+			}
+		})
+	}
+}
