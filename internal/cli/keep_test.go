@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -281,5 +282,75 @@ func TestKilledComparisonFinished(t *testing.T) {
 
 	if _, err := os.Stat(trials); !os.IsNotExist(err) {
 		t.Errorf("a comparison that ended left %s (%v)", trials, err)
+	}
+}
+
+// TestComparisonFullDiskKeepsTrials runs a comparison (two rounds) in a
+// process whose file size limit lets each trial's run log through but not
+// the results file, as on a full disk: the tables are printed, the run
+// exits 1 saying once which directory it kept and the finish command,
+// leaves no results file, and finish of the directory then writes the
+// results of both trials.
+func TestComparisonFullDiskKeepsTrials(t *testing.T) {
+	t.Parallel()
+
+	e := startServer(t)
+	args := []string{"run", "testdata/small.yaml", "--uri", e.URI(), "--no-explain", "--server-stats-interval", "0"}
+
+	// A single run's log stands for a trial's (the same workload and
+	// length); the limit lies between it and the comparison's results
+	// file (their geometric mean), which holds every trial's intervals.
+	calib := filepath.Join(t.TempDir(), "r.json")
+	if code, _, stderr := runMain(t, append(args, "-o", calib)...); code != ExitOK {
+		t.Fatalf("single run without a limit: exit code %d\n%s", code, stderr)
+	}
+
+	calibCmp := filepath.Join(t.TempDir(), "c.json")
+	if code, _, stderr := runMain(t, append(args, "--rounds", "2", "-o", calibCmp)...); code != ExitOK {
+		t.Fatalf("comparison without a limit: exit code %d\n%s", code, stderr)
+	}
+
+	logSize, resSize := fileSize(t, runlog.PathFor(calib)), fileSize(t, calibCmp)
+	if resSize < 4*logSize {
+		t.Fatalf("the comparison's results (%d bytes) are not four times a run log (%d): no limit tells them apart", resSize, logSize)
+	}
+
+	limit := int64(math.Sqrt(float64(logSize) * float64(resSize)))
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "c.json")
+	trials := bench.TrialsDirFor(out)
+
+	cmd := child(t, fsizeChildEnv+"="+strconv.FormatInt(limit, 10), append(args, "--rounds", "2", "-o", out)...)
+
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+
+	err := cmd.Run()
+
+	var ee *exec.ExitError
+	if !asExitError(err, &ee) || ee.ExitCode() != ExitFailed {
+		t.Fatalf("run: %v, want exit code %d\nstdout:\n%s\nstderr:\n%s", err, ExitFailed, &stdout, &stderr)
+	}
+
+	if !strings.Contains(stdout.String(), "report_error") {
+		t.Errorf("the tables are not on standard output:\n%s", &stdout)
+	}
+
+	want := "Kept: the trials' run logs in " + trials + " hold the whole run; `mongobench finish " + trials + "` writes the results file from it"
+	if n := strings.Count(stderr.String(), "mongobench finish"); !strings.Contains(stderr.String(), want) || n != 1 {
+		t.Errorf("stderr names the finish command %d times, want once as %q:\n%s", n, want, &stderr)
+	}
+
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("a failed write left a results file (%v)", err)
+	}
+
+	if code, _, errOut := runMain(t, "finish", trials); code != ExitOK || !strings.Contains(errOut, "Results written to "+out) {
+		t.Fatalf("finish exited %d:\n%s", code, errOut)
+	}
+
+	if res := readResults(t, out); res.Matrix == nil || len(res.Matrix.Trials) != 2 {
+		t.Errorf("the results finish built hold no comparison of the 2 trials")
 	}
 }
