@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -91,6 +92,27 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 		}
 	}
 
+	res := &result.Result{
+		SchemaVersion:     result.SchemaVersion,
+		MongobenchVersion: r.opts.Version,
+		Workload:          result.Workload{Name: base.Name, File: r.plan.Path, CompareOn: base.Run.CompareOn, Spec: base, Source: string(base.Source())},
+		Target:            result.Target{Kind: result.KindMatrix, Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
+		StartedAt:         started,
+		Seed:              base.Seed,
+		Concurrency:       base.Run.Concurrency,
+		Status:            result.StatusCompleted,
+		Matrix:            m,
+	}
+
+	trialLogs := r.opts.TrialLogs
+	if trialLogs != "" {
+		if err := writeTrialsManifest(trialLogs, res); err != nil {
+			return nil, failed("%v", err)
+		}
+	}
+
+	seq := 0
+
 	for round := 1; round <= rounds && ctx.Err() == nil; round++ {
 		for _, c := range roundOrder(len(targets), len(variants), round) {
 			mt, v := opened[c.target], variants[c.variant]
@@ -98,7 +120,13 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 				continue
 			}
 
-			tr, err := r.matrixTrial(ctx, mt, v, round, rounds)
+			runLog := ""
+			if trialLogs != "" {
+				runLog = filepath.Join(trialLogs, trialLogName(seq, round, c.target, c.variant))
+				seq++
+			}
+
+			tr, err := r.matrixTrial(ctx, mt, v, round, rounds, runLog)
 			if tr != nil {
 				m.Trials = append(m.Trials, *tr)
 			}
@@ -112,18 +140,7 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 
 	m.Verdicts = analysis.MatrixVerdicts(m, analysis.JudgingOf(base.Run.MinEffect, base.Run.Reference))
 
-	res := &result.Result{
-		SchemaVersion:     result.SchemaVersion,
-		MongobenchVersion: r.opts.Version,
-		Workload:          result.Workload{Name: base.Name, File: r.plan.Path, CompareOn: base.Run.CompareOn, Spec: base, Source: string(base.Source())},
-		Target:            result.Target{Kind: result.KindMatrix, Notes: []string{fmt.Sprintf("%d targets × %d variants × %d rounds", len(m.Targets), len(m.Variants), rounds)}},
-		StartedAt:         started,
-		DurationS:         time.Since(started).Seconds(),
-		Seed:              base.Seed,
-		Concurrency:       base.Run.Concurrency,
-		Status:            result.StatusCompleted,
-		Matrix:            m,
-	}
+	res.DurationS = time.Since(started).Seconds()
 
 	switch {
 	case ctx.Err() != nil:
@@ -134,7 +151,7 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 
 	handedOver = true
 
-	return &Outcome{Result: res, Failures: failures, close: closeAll}, nil
+	return &Outcome{Result: res, Failures: failures, TrialLogs: trialLogs, close: closeAll}, nil
 }
 
 func variantName(s *workload.Spec) string {
@@ -246,7 +263,7 @@ func roundOrder(targets, variants, r int) []trialCell {
 // trial when it measured something, and an error when the target failed
 // (a trial that could not run, or aborted); an interruption is not a
 // failure.
-func (r *run) matrixTrial(ctx context.Context, mt *matrixTarget, v *Compiled, round, rounds int) (*result.Trial, error) {
+func (r *run) matrixTrial(ctx context.Context, mt *matrixTarget, v *Compiled, round, rounds int, runLog string) (*result.Trial, error) {
 	name := variantName(v.Spec)
 	r.msg.Printf("== %s · %s · round %d/%d\n", mt.name, name, round, rounds)
 
@@ -258,7 +275,7 @@ func (r *run) matrixTrial(ctx context.Context, mt *matrixTarget, v *Compiled, ro
 		mt.kept[db] = own
 	}
 
-	res, final, err := r.executeTrial(ctx, mt.tgt, mt.info, v, trialOptions{evidence: round == rounds, keep: keep})
+	res, final, err := r.executeTrial(ctx, mt.tgt, mt.info, v, trialOptions{evidence: round == rounds, keep: keep, runLog: runLog})
 	if err != nil {
 		return nil, err
 	}

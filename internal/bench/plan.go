@@ -126,8 +126,14 @@ type Options struct {
 	// RunLog is where a single trial streams its measurements (see
 	// package runlog), and from which its results are built; empty
 	// keeps the log in a temporary directory until the results are built.
-	// A matrix's trials always use temporary logs.
+	// A matrix's trials use TrialLogs.
 	RunLog string
+
+	// TrialLogs is the directory where a comparison run keeps its trials'
+	// run logs as they run (see TrialsDirFor and FinishTrials); empty
+	// keeps each in a temporary directory until its results are built.
+	// The caller removes it once the comparison's results are written.
+	TrialLogs string
 }
 
 // Matrix reports whether the plan compares something: several variants,
@@ -190,6 +196,10 @@ type Outcome struct {
 
 	// Failures are the failures of a matrix's targets, one message each.
 	Failures []string
+
+	// TrialLogs is the directory holding a comparison's trial run logs
+	// (Options.TrialLogs), to remove once its results are written.
+	TrialLogs string
 
 	close func()
 }

@@ -170,23 +170,24 @@ func (tl *trialLog) shard(res *result.Result) {
 	}
 }
 
-// finish writes the run's end and builds the results from the log: the
-// one way results are made, so that they cannot disagree with the log.
+// finish writes the run's end and returns the results the log's writer
+// built as the run went (the same Build would read from the log, so they
+// cannot disagree with it), at a cost that does not grow with the run's
+// length: a run stopped after hours still writes its results at once.
 // rules are the workload's thresholds, checked on the phases as logged
 // (none for a matrix trial).
-func (tl *trialLog) finish(ctx context.Context, res *result.Result, rules []workload.ThresholdRule) (*result.Result, error) {
+func (tl *trialLog) finish(_ context.Context, res *result.Result, rules []workload.ThresholdRule) (*result.Result, error) {
 	defer tl.discard()
 
-	ctx = context.WithoutCancel(ctx) // an interrupted run still writes its results
 	end := runlog.End{
 		Status: res.Status, StatusReason: res.StatusReason, DurationS: res.DurationS,
 		Server: res.Server, Explain: res.Explain, Client: res.Client,
 	}
 
 	if len(rules) > 0 {
-		// The phases are all logged: building now gives the phases the
-		// results will have, which the thresholds are checked on.
-		sofar, err := runlog.Build(ctx, tl.w.Path())
+		// The phases are all logged: the results so far have the phases
+		// the results will have, which the thresholds are checked on.
+		sofar, err := tl.w.Result()
 		if err != nil {
 			return nil, failed("building the results from the run log: %v", err)
 		}
@@ -198,7 +199,7 @@ func (tl *trialLog) finish(ctx context.Context, res *result.Result, rules []work
 		return nil, failed("%v", err) // names the run log
 	}
 
-	built, err := runlog.Build(ctx, tl.w.Path())
+	built, err := tl.w.Result()
 	if err != nil {
 		return nil, failed("building the results from the run log: %v", err)
 	}

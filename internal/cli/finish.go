@@ -2,10 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/runlog"
 )
@@ -15,7 +18,7 @@ func newFinishCommand(st *State) *cobra.Command {
 	var out string
 
 	c := &cobra.Command{
-		Use:   "finish RUNLOG.runlog.jsonl",
+		Use:   "finish RUNLOG.runlog.jsonl | TRIALS-DIRECTORY",
 		Short: "Build a results file from a run log (e.g. of a run that was killed)",
 		Long: `finish builds the results file of a run from its run log, the file a run
 appends every interval to as it measures (results/NAME.runlog.jsonl next to
@@ -25,7 +28,14 @@ machine that went down. The results then have status incomplete and cover the
 intervals the log holds, every summary recomputed exactly from their
 histograms; report and compare read them like any other.
 
-The results file goes next to the run log (NAME.json for NAME.runlog.jsonl),
+A comparison run (variants, targets or rounds) keeps each trial's run log in a
+directory beside its results file (results/NAME.trials for results/NAME.json)
+as it runs, and removes it once the results file is written; finish of that
+directory builds a results file of the trials that completed (the trial cut
+short is left out), with the verdicts they allow.
+
+The results file goes next to the run log (NAME.json for NAME.runlog.jsonl or
+NAME.trials),
 replacing a file of that name, or to -o FILE; -o - writes it to standard
 output. It is written atomically. An output that is the run log itself, or
 that another mongobench is writing (the run still going), is refused with
@@ -55,8 +65,13 @@ func finishRunLog(st *State, path, out string) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
+	build, dir := runlog.Build, false
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		build, dir = bench.FinishTrials, true // a comparison's trials
+	}
+
 	if out == "" {
-		out = resultsPathFor(path)
+		out = finishPathFor(path, dir)
 	}
 
 	o := newOutputs(st, path)
@@ -66,7 +81,7 @@ func finishRunLog(st *State, path, out string) error {
 		return err
 	}
 
-	res, err := runlog.Build(ctx, path)
+	res, err := build(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {
 			return failed("interrupted while reading %s; no results written", path)
@@ -90,6 +105,17 @@ func finishRunLog(st *State, path, out string) error {
 	}
 
 	return nil
+}
+
+// finishPathFor is where finish writes the results of path without -o: a
+// comparison's trials directory (dir) results/NAME.trials gives
+// results/NAME.json, the results file the comparison did not write.
+func finishPathFor(path string, dir bool) string {
+	if dir {
+		return strings.TrimSuffix(filepath.Clean(path), bench.TrialsSuffix) + ".json"
+	}
+
+	return resultsPathFor(path)
 }
 
 // resultsPathFor is the results file that goes with a run log:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -126,8 +127,19 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 	printVerification(tableWriter(st, f), res)
 	printComparisonBlock(tableWriter(st, f), base, res)
 
-	if err := writeResults(st, out, res); err != nil {
-		return err
+	if err := writeResultsFile(st, out, res); err != nil {
+		st.setUnsaved("") // said here, once
+		return keptRunLog(out, outcome.TrialLogs, err)
+	}
+
+	// The results file holds every trial: their run logs have done
+	// their work.
+	st.setUnsaved("")
+
+	if outcome.TrialLogs != "" {
+		if err := os.RemoveAll(outcome.TrialLogs); err != nil {
+			fmt.Fprintf(st.Stderr, "Warning: removing the trials' run logs: %v\n", err)
+		}
 	}
 
 	resultsWritten(st, out)

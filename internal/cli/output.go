@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/result"
 	"github.com/mongobench/mongobench/internal/runlog"
 	"github.com/mongobench/mongobench/internal/target"
@@ -56,9 +57,10 @@ type runOutputs struct {
 	// out is the results file, or "-" for standard output.
 	out string
 
-	// runLog is a single run's run log; "" for a matrix (its trials log
-	// to temporary files).
-	runLog string
+	// runLog is a single run's run log; "" for a matrix, whose trials
+	// log to the directory trials beside the results file (see
+	// bench.TrialsDirFor), under the default name with -o -.
+	runLog, trials string
 }
 
 // checkRunOutputs runs once the workload and targets are known and before
@@ -101,9 +103,9 @@ func (ro *runOutputs) reserveRun(name string, matrix bool, f *runFlags) error {
 				return err
 			}
 		}
-	case f.out == "" || !matrix:
-		// With -o -, a single run's log still goes to the results
-		// directory under the default name.
+	default:
+		// With -o -, a single run's log, or a comparison's trials, still
+		// go to the results directory under the default name.
 		def, err := ro.addDefaultResults(name, ro.st.Now())
 		if err != nil {
 			return err
@@ -115,7 +117,19 @@ func (ro *runOutputs) reserveRun(name string, matrix bool, f *runFlags) error {
 
 		if !matrix {
 			ro.runLog = runlog.PathFor(def)
+		} else {
+			ro.trials = bench.TrialsDirFor(def)
 		}
+	}
+
+	if matrix && ro.trials == "" {
+		ro.trials = bench.TrialsDirFor(ro.out)
+	}
+
+	if ro.trials != "" && exists(filepath.Join(ro.trials, bench.TrialsManifest)) {
+		// Its trials would be mixed with this run's, or lost.
+		return badInput("%s holds the trials of a comparison that did not end: build its results with `mongobench finish %s`, "+
+			"or remove the directory, before running a comparison with this --out", ro.trials, ro.trials)
 	}
 
 	if err := ro.add("--markdown", f.markdown); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/atomicfile"
+	"github.com/mongobench/mongobench/internal/bench"
 	"github.com/mongobench/mongobench/internal/inputfile"
 	"github.com/mongobench/mongobench/internal/runlog"
 )
@@ -296,17 +297,25 @@ func samePath(a, b string) bool {
 }
 
 // keptRunLog is the message of a run whose results file could not be
-// written: the run log holds the whole run, and finish rebuilds the results
-// from it once the cause (a full disk, a file size limit) is gone.
+// written: the run log (or a comparison's trials directory, log) holds the
+// whole run, and finish rebuilds the results from it once the cause (a full
+// disk, a file size limit) is gone.
 func keptRunLog(out, log string, err error) error {
 	if log == "" {
 		return failed("writing results: %v", err)
 	}
 
+	what := "the run log " + log + " holds"
+	dir := strings.HasSuffix(filepath.Clean(log), bench.TrialsSuffix)
+
+	if dir {
+		what = "the trials' run logs in " + log + " hold"
+	}
+
 	finish := "mongobench finish " + log
-	if out != stdoutPath && out != resultsPathFor(log) {
+	if out != stdoutPath && out != finishPathFor(log, dir) {
 		finish += " -o " + out
 	}
 
-	return failed("writing results: %v\nKept: the run log %s holds the whole run; `%s` writes the results file from it", err, log, finish)
+	return failed("writing results: %v\nKept: %s the whole run; `%s` writes the results file from it", err, what, finish)
 }

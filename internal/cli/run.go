@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,7 +60,10 @@ measures, it appends every interval to a run log next to the results file
 (results/NAME.runlog.jsonl, synced every few seconds), from which the results
 file is built at the end; if the run is killed, mongobench finish builds the
 results file from the run log (status incomplete). The run log's path is
-printed when the run starts.
+printed when the run starts. A comparison (variants, targets or rounds) keeps
+its trials' run logs beside the results file (results/NAME.trials) until the
+results file is written; mongobench finish of that directory rebuilds the
+completed trials of a comparison that was killed.
 
 Every file the run writes is checked and reserved before it starts: a
 device, named pipe, directory or symbolic link, the workload file itself,
@@ -67,7 +71,8 @@ or a file another mongobench is writing is refused (exit code 2); an
 existing file named with --out is replaced once the run is done; default
 names are never reused (a -2, -3, ... suffix when taken). The table is
 printed before the results file is written, and a failed write names the
-run log kept and the finish command that rebuilds the results from it.
+run log (or trials directory) kept and the finish command that rebuilds the
+results from it.
 
 Without --uri it starts an embedded FerretDB (SQLite backend) in a temporary
 directory, removed at exit. With --uri it connects to any MongoDB-compatible
@@ -88,7 +93,10 @@ Ctrl-C (SIGINT), SIGTERM or SIGHUP stops the run gracefully: it writes the
 results so far (status interrupted), removes its temporary directories, stops
 the servers it started and exits with code 1, saying on standard error what it
 waits for. Signals within a second of the first count as one; a later one, or a
-stop longer than 10 s, exits at once (code 130), still cleaning up. At start, a
+stop longer than 10 s, exits at once (code 130), still cleaning up, and names
+the run log and the mongobench finish command if the results were not written
+yet (the results are kept up to date as the run goes, so writing them does
+not grow with the run's length). At start, a
 run removes the temporary directories of mongobench runs that were killed.
 
 A workload's thresholds (e.g. get: ["p99 < 20ms"], all: ["error_rate < 0.1%"])
@@ -310,13 +318,23 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	if plan.Matrix() {
 		warnMatrixThresholds(st, w.Spec)
+
+		plan.Options.TrialLogs = ro.trials
 	}
+
+	st.setUnsaved(plan.Options.RunLog + plan.Options.TrialLogs) // one of them is set
 
 	outcome, err := bench.Run(ctx, plan, benchHooks(st, f))
 	if err != nil {
 		return benchError(err)
 	}
 	defer outcome.Close()
+
+	// What follows masks, marshals and indents the results as whole JSON
+	// documents, a few copies of the file at once and garbage right after:
+	// a lower collector target keeps the process's peak near its steady
+	// state instead of letting the heap grow by as much again as is live.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
 
 	if plan.Matrix() {
 		return writeMatrixRun(ctx, st, w.Spec, f, outcome, out)
@@ -338,8 +356,11 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	st.setStep("writing the results to %s", out)
 
 	if err := writeResultsFile(st, out, res); err != nil {
+		st.setUnsaved("") // said here, once
 		return keptRunLog(out, plan.Options.RunLog, err)
 	}
+
+	st.setUnsaved("")
 
 	resultsWritten(st, out)
 	fmt.Fprintf(st.Stderr, "Run log written to %s\n", plan.Options.RunLog)

@@ -36,6 +36,11 @@ type shutdownSteps struct {
 	// erase them.
 	above io.Writer
 
+	// unsaved is the run log (or a comparison's trials directory) whose
+	// results file is not written yet: a forced exit names it and the
+	// finish command that builds the results from it.
+	unsaved string
+
 	// burst and limit override signalBurst and shutdownLimit when not
 	// zero (tests use tiny ones).
 	burst time.Duration
@@ -54,6 +59,27 @@ func (st *State) setStep(format string, args ...any) {
 
 	if interrupted {
 		st.say("Stopping: %s\n", step)
+	}
+}
+
+// setUnsaved records the run log a forced exit would leave without its
+// results file; "" once the results are written.
+func (st *State) setUnsaved(path string) {
+	st.steps.mu.Lock()
+	st.steps.unsaved = path
+	st.steps.mu.Unlock()
+}
+
+// sayUnsaved tells, on a forced exit before the results were written (or
+// a failure to write them), which run log keeps the measurements and how to
+// build the results.
+func (st *State) sayUnsaved() {
+	st.steps.mu.Lock()
+	path := st.steps.unsaved
+	st.steps.mu.Unlock()
+
+	if path != "" {
+		st.say("No results file was written; the measurements are in %s. Build the results with:\n  mongobench finish %s\n", path, path)
 	}
 }
 
@@ -198,6 +224,7 @@ func watchSignals(st *State, cancel context.CancelFunc, done <-chan struct{}) {
 			}
 		}
 
+		st.sayUnsaved()
 		st.runHardExitHooks()
 		st.Exit(ExitForced)
 

@@ -144,6 +144,7 @@ func TestStopIsBounded(t *testing.T) {
 	defer stop()
 
 	r.st.setStep("stopping the embedded server")
+	r.st.setUnsaved("results/x.runlog.jsonl")
 	r.signals <- syscall.SIGHUP
 
 	select {
@@ -169,7 +170,10 @@ func TestStopIsBounded(t *testing.T) {
 	}
 
 	stderr := r.stderr.String()
-	for _, want := range []string{"Interrupted (SIGHUP): stopping; stopping the embedded server.", "(still stopping the embedded server); exiting at once"} {
+	for _, want := range []string{
+		"Interrupted (SIGHUP): stopping; stopping the embedded server.", "(still stopping the embedded server); exiting at once",
+		"No results file was written; the measurements are in results/x.runlog.jsonl", "mongobench finish results/x.runlog.jsonl",
+	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

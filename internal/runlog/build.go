@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/result"
 )
 
@@ -26,14 +27,15 @@ const maxLine = 64 << 20
 // the reason saying where it ends, and every phase that has intervals:
 // summaries, growth blocks and service times are recomputed exactly from
 // the interval histograms in both cases, so the results cannot disagree
-// with the log. Phases of more than MaxIntervals intervals keep that many
-// points in the results, adjacent intervals merged exactly.
+// with the log. Long phases keep a bounded number of points in the results
+// (see Points), adjacent intervals merged exactly.
 //
-// The log is read twice (to count each phase's intervals, then to merge
-// them), a record at a time, so memory does not grow with the log's length.
-// A last line without its newline is the one being written when the
-// process died: it is ignored. Any other unreadable line is an error that
-// names the file and the line ("x.runlog.jsonl:57: ...").
+// The log is read once, a record at a time, into a Builder: the same one a
+// Writer keeps up to date as the run writes its log, so a run's own results
+// and the results finish rebuilds from its log are the same. Memory does not
+// grow with the log's length. A last line without its newline is the one
+// being written when the process died: it is ignored. Any other unreadable
+// line is an error that names the file and the line ("x.runlog.jsonl:57: ...").
 //
 // A log spliced from several is refused, so that its results cannot
 // silently mix runs: every record must carry the header's run id (version
@@ -41,29 +43,33 @@ const maxLine = 64 << 20
 // follow the previous one, index +1 and start within Continuity of its
 // end.
 func Build(ctx context.Context, path string) (*result.Result, error) {
-	var sc scan
+	b := NewBuilder()
 
-	if err := readLines(ctx, path, sc.first); err != nil {
+	if err := readLines(ctx, path, b.record); err != nil {
 		return nil, err
 	}
 
-	if sc.header == nil {
+	if b.header == nil {
 		return nil, fmt.Errorf("%s: empty file; not a mongobench run log", path)
 	}
 
-	for _, p := range sc.phases {
-		p.group = max(1, (p.intervals+MaxIntervals-1)/MaxIntervals)
+	res, err := b.Result()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 
-	if err := readLines(ctx, path, sc.second); err != nil {
-		return nil, err
-	}
-
-	return sc.result(path)
+	return res, nil
 }
 
-// scan is the state of reading a log.
-type scan struct {
+// Builder holds the results of a run log as far as it has been read (or
+// written): each phase's totals, growth blocks and bounded interval points,
+// merged as the records arrive. Result turns it into results at any moment,
+// in time that depends on the number of operations and points, not on the
+// length of the run, which is what lets a stopped run write its results at
+// once however long it ran. A Builder is not safe for concurrent use; a
+// Writer feeds its own from one goroutine, off the engine's ticker (merging
+// the points of thousands of operations takes seconds).
+type Builder struct {
 	header *Header
 	phases []*phaseBuilder
 	end    *End
@@ -79,6 +85,9 @@ type scan struct {
 	// prevEnd is the end of each phase's last interval, for continuity.
 	prevEnd map[int]time.Time
 }
+
+// NewBuilder returns a Builder that has read nothing.
+func NewBuilder() *Builder { return &Builder{} }
 
 // lineFunc handles one record; typ is its "type".
 type lineFunc func(n int, typ string, data []byte) error
@@ -154,9 +163,8 @@ func readLine(r *bufio.Reader, buf *bytes.Buffer) (complete bool, err error) {
 	}
 }
 
-// first reads the log's structure: the header, the phases with their
-// interval counts, blocks and ends, and the final record.
-func (s *scan) first(n int, typ string, data []byte) error {
+// record reads one record of the log (its line n), of type typ.
+func (s *Builder) record(n int, typ string, data []byte) error {
 	if n == 1 {
 		return s.readHeader(data)
 	}
@@ -178,38 +186,26 @@ func (s *scan) first(n int, typ string, data []byte) error {
 
 		s.phases = append(s.phases, newPhaseBuilder(p))
 	case typeInterval:
-		var iv struct {
-			Run   string    `json:"run"`
-			Phase int       `json:"phase"`
-			Index int       `json:"index"`
-			Start time.Time `json:"start"`
-			End   time.Time `json:"end"`
-		}
-
-		if err := json.Unmarshal(data, &iv); err != nil {
+		var rec intervalRecord
+		if err := strictUnmarshal(data, &rec); err != nil {
 			return err
 		}
 
-		if err := s.sameRun(iv.Run, fmt.Sprintf("interval %d", iv.Index)); err != nil {
+		if err := s.sameRun(rec.Run, fmt.Sprintf("interval %d", rec.Index)); err != nil {
 			return err
 		}
 
-		p, err := s.phase(iv.Phase)
+		p, err := s.phase(rec.Phase)
 		if err != nil {
 			return err
 		}
 
-		if iv.Index != p.intervals {
-			return fmt.Errorf("phase %q: interval %d where %d was expected", p.start.Name, iv.Index, p.intervals)
+		iv, svc, err := p.decode(&rec)
+		if err != nil {
+			return err
 		}
 
-		if err := s.continues(iv.Phase, iv.Index, iv.Start, iv.End); err != nil {
-			return fmt.Errorf("phase %q: %w", p.start.Name, err)
-		}
-
-		p.intervals++
-		s.records++
-		s.lastEnd, s.lastPhase = iv.End, p.start.Name
+		return s.interval(p, rec.Index, iv, svc, rec.Target, rec.Pacing)
 	case typeBlock:
 		var b BlockRecord
 		if err := strictUnmarshal(data, &b); err != nil {
@@ -220,17 +216,7 @@ func (s *scan) first(n int, typ string, data []byte) error {
 			return err
 		}
 
-		p, err := s.phase(b.Phase)
-		if err != nil {
-			return err
-		}
-
-		if b.FirstInterval < 0 || b.EndInterval < b.FirstInterval || b.EndInterval > p.intervals {
-			return fmt.Errorf("phase %q: block %d spans intervals [%d, %d), but %d were logged before it",
-				p.start.Name, b.Index, b.FirstInterval, b.EndInterval, p.intervals)
-		}
-
-		p.blocks = append(p.blocks, newBlockAcc(b))
+		return s.block(b)
 	case typePhaseEnd:
 		var e PhaseEnd
 		if err := strictUnmarshal(data, &e); err != nil {
@@ -279,7 +265,7 @@ func (s *scan) first(n int, typ string, data []byte) error {
 }
 
 // readHeader checks and keeps the first line.
-func (s *scan) readHeader(data []byte) error {
+func (s *Builder) readHeader(data []byte) error {
 	var h Header
 	if err := json.Unmarshal(data, &h); err != nil {
 		return err
@@ -315,11 +301,36 @@ func (s *scan) readHeader(data []byte) error {
 	return nil
 }
 
+// interval merges interval index of phase p: iv its response times, svc
+// its service times (nil entries where there are none). Both the intervals
+// read from a log and those a Writer has just logged come through here, so
+// a run's own results are checked as finish checks its log.
+func (s *Builder) interval(p *phaseBuilder, index int, iv metrics.Interval, svc []*metrics.Histogram,
+	target *result.PlanPoint, pacing []PacingRecord,
+) error {
+	if index != p.seen {
+		return fmt.Errorf("phase %q: interval %d where %d was expected", p.start.Name, index, p.seen)
+	}
+
+	if err := s.continues(p.start.Phase, index, iv.Start, iv.End); err != nil {
+		return fmt.Errorf("phase %q: %w", p.start.Name, err)
+	}
+
+	if err := p.add(index, iv, svc, target, pacing); err != nil {
+		return err
+	}
+
+	s.records++
+	s.lastEnd, s.lastPhase = iv.End, p.start.Name
+
+	return nil
+}
+
 // sameRun checks that a record (what, for the message) belongs to the
 // header's run: a record with another run id, or with none in a log that
 // has one, was spliced in from another log, or the header was. A version 1
 // log has no run ids, and its records must have none either.
-func (s *scan) sameRun(run, what string) error {
+func (s *Builder) sameRun(run, what string) error {
 	want := s.header.RunID
 
 	switch {
@@ -337,7 +348,7 @@ func (s *scan) sameRun(run, what string) error {
 // continues checks that interval index of phase starts where the phase's
 // previous interval ended (within Continuity) and does not end before it
 // starts: a gap or an overlap means intervals from elsewhere were put in.
-func (s *scan) continues(phase, index int, start, end time.Time) error {
+func (s *Builder) continues(phase, index int, start, end time.Time) error {
 	if end.Before(start) {
 		return fmt.Errorf("interval %d ends %s before it starts", index, seconds(start.Sub(end)))
 	}
@@ -372,27 +383,58 @@ func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.1fs", d.Seconds())
 }
 
-// second merges the intervals into their phases and blocks.
-func (s *scan) second(n int, typ string, data []byte) error {
-	if typ != typeInterval {
-		return nil
-	}
-
-	var rec intervalRecord
-	if err := strictUnmarshal(data, &rec); err != nil {
-		return err
-	}
-
-	p, err := s.phase(rec.Phase)
+// live merges an interval a Writer has just logged, given as the
+// measurements it encoded rather than as the line.
+func (s *Builder) live(phase, index int, iv metrics.Interval, svc []*metrics.Histogram,
+	target *result.PlanPoint, pacing []PacingRecord,
+) error {
+	p, err := s.phase(phase)
 	if err != nil {
 		return err
 	}
 
-	return p.add(&rec)
+	if err := p.describe(iv.Ops, index); err != nil {
+		return err
+	}
+
+	iv.Start, iv.End = iv.Start.Round(0), iv.End.Round(0)
+	ops := make([]metrics.OpStats, len(iv.Ops))
+
+	for i, o := range iv.Ops {
+		if o.Hist == nil {
+			o.Hist = metrics.NewHistogram()
+		}
+
+		if o.Errors == nil {
+			o.Errors = map[string]int64{}
+		}
+
+		o.Unit, o.Steps = p.ops[i].Unit, p.ops[i].Steps
+		ops[i] = o
+	}
+
+	iv.Ops = ops
+
+	return s.interval(p, index, iv, svc, target, pacing)
+}
+
+// block adds a growth block, whose intervals have all been logged before it.
+func (s *Builder) block(b BlockRecord) error {
+	p, err := s.phase(b.Phase)
+	if err != nil {
+		return err
+	}
+
+	if b.FirstInterval < 0 || b.EndInterval < b.FirstInterval || b.EndInterval > p.seen {
+		return fmt.Errorf("phase %q: block %d spans intervals [%d, %d), but %d were logged before it",
+			p.start.Name, b.Index, b.FirstInterval, b.EndInterval, p.seen)
+	}
+
+	return p.addBlock(b)
 }
 
 // phase returns phase i, which must have been opened.
-func (s *scan) phase(i int) (*phaseBuilder, error) {
+func (s *Builder) phase(i int) (*phaseBuilder, error) {
 	if i < 0 || i >= len(s.phases) {
 		return nil, fmt.Errorf("record of phase %d, which was not opened", i)
 	}
@@ -409,9 +451,16 @@ func strictUnmarshal(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// result assembles the results.
-func (s *scan) result(path string) (*result.Result, error) {
+// Result returns the results of what the builder has read so far: the
+// run's own status when the log's final record was read, status incomplete
+// otherwise. It may be called any number of times, the builder going on
+// afterwards.
+func (s *Builder) Result() (*result.Result, error) {
 	h := s.header
+	if h == nil {
+		return nil, errors.New("no run log header read")
+	}
+
 	res := &result.Result{
 		SchemaVersion:     result.SchemaVersion,
 		MongobenchVersion: h.MongobenchVersion,
@@ -425,7 +474,7 @@ func (s *scan) result(path string) (*result.Result, error) {
 	for _, p := range s.phases {
 		ph, err := p.finish()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 
 		res.AddPhase(ph)
@@ -462,7 +511,7 @@ func (s *scan) result(path string) (*result.Result, error) {
 }
 
 // cutShort says where a log without its final record ends.
-func (s *scan) cutShort() string {
+func (s *Builder) cutShort() string {
 	const why = "the run log ends before the run did (the process was killed or the machine stopped)"
 	if s.records == 0 {
 		return why + ", before any interval was logged"

@@ -2,39 +2,60 @@ package runlog
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mongobench/mongobench/internal/metrics"
 	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/workload"
 )
 
-// phaseBuilder merges one phase's interval records, as they are read, into
-// its totals, its growth blocks and its (at most MaxIntervals) interval
-// points.
+// phaseBuilder merges one phase's intervals, as they arrive, into its
+// totals, its growth blocks and its interval points.
+//
+// The points are bounded (see Points and PointBytes): each holds group
+// adjacent intervals, group starting at 1; when a closing point makes
+// Points of them, or an even number of more than PointBytes, adjacent pairs
+// are merged into one and group doubles. Every point but the open
+// last one thus spans the same number of intervals, a power of two,
+// whatever the phase's length, and a phase has fewer than Points closed
+// points and one open. The grouping is known as the run goes, so the points
+// are encoded once as they close (and again at each of the few merges) and
+// the results of a stopped run are ready at once.
 type phaseBuilder struct {
 	start PhaseStart
 	end   *PhaseEnd
-	// intervals is the number of intervals logged (first pass), and group
-	// how many adjacent ones make one point of the results.
-	intervals, group int
-	blocks           []*blockAcc
+	// seen counts the intervals merged, and group how many adjacent ones
+	// make one point.
+	seen, group int
+	blocks      []*blockAcc
+	// pending are the intervals of a blocks phase not yet in a block: a
+	// block's record follows its intervals.
+	pending []pendingInterval
 
-	// Second pass.
-	seen       int
 	ops        []metrics.OpStats // names, units and steps, from the first interval
 	totals     []metrics.OpStats
 	service    []*metrics.Histogram
 	first      time.Time // the first interval's start
 	last       time.Time // the last interval's end
 	cur        *metrics.Interval
+	curN       int // intervals in cur
 	curTarget  *result.PlanPoint
 	points     []result.Interval
+	pointBytes int // pointSize of the points
 	targets    []result.PlanPoint
 	trajectory map[int]*result.Background
 }
 
 func newPhaseBuilder(p PhaseStart) *phaseBuilder {
-	return &phaseBuilder{start: p, trajectory: map[int]*result.Background{}}
+	return &phaseBuilder{start: p, group: 1, trajectory: map[int]*result.Background{}}
+}
+
+// pendingInterval is an interval of a blocks phase kept until its block
+// arrives.
+type pendingInterval struct {
+	index int
+	iv    metrics.Interval
 }
 
 // blockAcc is a growth block with the merge of its intervals.
@@ -44,15 +65,33 @@ type blockAcc struct {
 	first, last time.Time
 }
 
-func newBlockAcc(b BlockRecord) *blockAcc { return &blockAcc{rec: b} }
-
-// add merges one interval record.
-func (p *phaseBuilder) add(rec *intervalRecord) error {
-	iv, svc, err := p.decode(rec)
-	if err != nil {
-		return err
+// Points is the most interval points a results file keeps for a phase of
+// ops operations: MaxIntervals, or fewer when the phase has so many
+// operations that MaxIntervals points of all of them would pass PointCells
+// operation entries, but never fewer than 2. It is even, so that pairs of
+// points merge without a remainder. A phase's results thus hold at most
+// Points(ops) × ops interval entries, however long it ran, and a phase of
+// fewer intervals than Points keeps every one.
+func Points(ops int) int {
+	n := MaxIntervals
+	if ops > 0 {
+		n = min(n, PointCells/ops)
 	}
 
+	return max(2, n-n%2)
+}
+
+// PointBytes is about the most a phase's interval points take in the
+// results file: 4 MiB, or 8 KiB per operation for a phase of more than 512
+// operations (so that it keeps a few points of each). Each time the points
+// (an even number of them) pass it, adjacent pairs are merged: a merged
+// histogram is smaller than its two halves, so the points of a long run
+// with wide latency histograms stay near this size instead of growing
+// with each merge's longer points.
+func PointBytes(ops int) int { return max(4<<20, ops*8<<10) }
+
+// add merges interval index: iv its response times, svc its service times.
+func (p *phaseBuilder) add(index int, iv metrics.Interval, svc []*metrics.Histogram, target *result.PlanPoint, pacing []PacingRecord) error {
 	if p.seen == 0 {
 		p.first = iv.Start
 		p.totals = emptyLike(p.ops)
@@ -67,7 +106,7 @@ func (p *phaseBuilder) add(rec *intervalRecord) error {
 	}
 
 	for i, h := range svc {
-		if h == nil {
+		if h == nil || h.TotalCount() == 0 {
 			continue
 		}
 
@@ -80,23 +119,16 @@ func (p *phaseBuilder) add(rec *intervalRecord) error {
 		}
 	}
 
-	for _, b := range p.blocks {
-		if rec.Index < b.rec.FirstInterval || rec.Index >= b.rec.EndInterval {
-			continue
+	if p.start.Model == workload.ModelBlocks {
+		kept := metrics.Interval{Start: iv.Start, End: iv.End, Ops: emptyLike(p.ops)}
+		if err := addOps(kept.Ops, iv.Ops); err != nil {
+			return fmt.Errorf("phase %q: %w", p.start.Name, err)
 		}
 
-		if b.totals == nil {
-			b.totals, b.first = emptyLike(p.ops), iv.Start
-		}
-
-		b.last = iv.End
-
-		if err := addOps(b.totals, iv.Ops); err != nil {
-			return fmt.Errorf("phase %q: block %d: %w", p.start.Name, b.rec.Index, err)
-		}
+		p.pending = append(p.pending, pendingInterval{index: index, iv: kept})
 	}
 
-	for _, pc := range rec.Pacing {
+	for _, pc := range pacing {
 		bg := p.trajectory[pc.Job]
 		if bg == nil {
 			bg = &result.Background{Operation: pc.Operation}
@@ -106,17 +138,61 @@ func (p *phaseBuilder) add(rec *intervalRecord) error {
 		bg.Trajectory = append(bg.Trajectory, pc.Point)
 	}
 
-	return p.addPoint(iv, rec.Target)
+	return p.addPoint(iv, target)
 }
 
-// addPoint adds an interval to the current point of the results, and
-// closes the point once it holds group intervals (or the phase's last).
+// addBlock merges a growth block's intervals, which arrived before it,
+// and forgets the intervals up to its end.
+func (p *phaseBuilder) addBlock(rec BlockRecord) error {
+	if p.start.Model != workload.ModelBlocks {
+		return fmt.Errorf("phase %q: growth block %d in a phase of model %q", p.start.Name, rec.Index, p.start.Model)
+	}
+
+	b := &blockAcc{rec: rec}
+	keep := p.pending[:0]
+
+	for _, pi := range p.pending {
+		if pi.index >= rec.EndInterval {
+			keep = append(keep, pi)
+			continue
+		}
+
+		if pi.index < rec.FirstInterval {
+			continue
+		}
+
+		if b.totals == nil {
+			b.totals, b.first = emptyLike(p.ops), pi.iv.Start
+		}
+
+		b.last = pi.iv.End
+
+		if err := addOps(b.totals, pi.iv.Ops); err != nil {
+			return fmt.Errorf("phase %q: block %d: %w", p.start.Name, rec.Index, err)
+		}
+	}
+
+	if n := rec.EndInterval - rec.FirstInterval; n > 0 && b.totals == nil {
+		return fmt.Errorf("phase %q: block %d spans intervals [%d, %d), which an earlier block took",
+			p.start.Name, rec.Index, rec.FirstInterval, rec.EndInterval)
+	}
+
+	clear(p.pending[len(keep):])
+	p.pending = keep
+	p.blocks = append(p.blocks, b)
+
+	return nil
+}
+
+// addPoint adds an interval to the open point, and closes the point once
+// it holds group intervals.
 func (p *phaseBuilder) addPoint(iv metrics.Interval, target *result.PlanPoint) error {
 	if p.cur == nil {
 		p.cur = &metrics.Interval{Start: iv.Start, Ops: emptyLike(p.ops)}
 	}
 
 	p.cur.End = iv.End
+	p.curN++
 
 	if err := addOps(p.cur.Ops, iv.Ops); err != nil {
 		return fmt.Errorf("phase %q: %w", p.start.Name, err)
@@ -126,7 +202,7 @@ func (p *phaseBuilder) addPoint(iv metrics.Interval, target *result.PlanPoint) e
 		p.curTarget = target
 	}
 
-	if p.seen%p.group != 0 && p.seen != p.intervals {
+	if p.curN < p.group {
 		return nil
 	}
 
@@ -136,12 +212,133 @@ func (p *phaseBuilder) addPoint(iv metrics.Interval, target *result.PlanPoint) e
 	}
 
 	p.points = append(p.points, pt)
+	p.pointBytes += pointSize(pt)
 
 	if p.curTarget != nil {
 		p.targets = append(p.targets, *p.curTarget)
 	}
 
-	p.cur, p.curTarget = nil, nil
+	p.cur, p.curN, p.curTarget = nil, 0, nil
+
+	n := len(p.points)
+	if n >= Points(len(p.ops)) || (n%2 == 0 && p.pointBytes > PointBytes(len(p.ops))) {
+		return p.coarsen()
+	}
+
+	return nil
+}
+
+// entryBytes is about what an operation's entry in an interval point takes
+// in the results file besides its histogram: its fields, indented (650
+// bytes measured in the results of a run with 2 operations).
+const entryBytes = 700
+
+// pointSize is about what a point takes in the results file.
+func pointSize(pt result.Interval) int {
+	n := 0
+	for _, o := range pt.Operations {
+		n += entryBytes + len(o.Histogram)
+	}
+
+	return n
+}
+
+// coarsen merges the points two by two, exactly (counts and errors added,
+// histograms merged), doubling group. The plan point of a merged point is
+// that of its later half, the plan at its end.
+func (p *phaseBuilder) coarsen() error {
+	n := len(p.points) / 2
+	hasTargets := len(p.targets) == len(p.points)
+
+	for j := range n {
+		a, err := statsOf(p.points[2*j], p.ops)
+		if err != nil {
+			return fmt.Errorf("phase %q: %w", p.start.Name, err)
+		}
+
+		b, err := statsOf(p.points[2*j+1], p.ops)
+		if err != nil {
+			return fmt.Errorf("phase %q: %w", p.start.Name, err)
+		}
+
+		if err := addOps(a.Ops, b.Ops); err != nil {
+			return fmt.Errorf("phase %q: %w", p.start.Name, err)
+		}
+
+		a.End = b.End
+
+		if p.points[j], err = result.NewInterval(a, p.first); err != nil {
+			return fmt.Errorf("phase %q: %w", p.start.Name, err)
+		}
+
+		if hasTargets {
+			p.targets[j] = p.targets[2*j+1]
+		}
+	}
+
+	clear(p.points[n:])
+	p.points = p.points[:n]
+	p.pointBytes = 0
+
+	for _, pt := range p.points {
+		p.pointBytes += pointSize(pt)
+	}
+
+	if hasTargets {
+		p.targets = p.targets[:n]
+	}
+
+	p.group *= 2
+
+	return nil
+}
+
+// statsOf decodes a point back into the measurements it was made from
+// (histograms are stored losslessly), with the phase's units and steps.
+func statsOf(pt result.Interval, ops []metrics.OpStats) (metrics.Interval, error) {
+	iv := metrics.Interval{Start: pt.Start, End: pt.End, Ops: make([]metrics.OpStats, len(pt.Operations))}
+
+	for i, o := range pt.Operations {
+		h, err := decodeHistogram(o.Histogram)
+		if err != nil {
+			return iv, fmt.Errorf("interval ending %s, operation %q: %w", pt.End.Format(time.RFC3339Nano), o.Name, err)
+		}
+
+		errs := make(map[string]int64, len(o.Errors))
+		for k, v := range o.Errors {
+			errs[k] = v
+		}
+
+		iv.Ops[i] = metrics.OpStats{
+			Name: o.Name, Count: o.Count, Errors: errs, Docs: o.Docs, Clamped: o.Clamped, Hist: h,
+			Unit: ops[i].Unit, Steps: ops[i].Steps,
+		}
+	}
+
+	return iv, nil
+}
+
+// describe takes the phase's operations from its first interval, and
+// checks that a later one has the same.
+func (p *phaseBuilder) describe(ops []metrics.OpStats, index int) error {
+	if p.ops == nil {
+		p.ops = make([]metrics.OpStats, len(ops))
+		for i, o := range ops {
+			p.ops[i] = metrics.OpStats{Name: o.Name, Unit: o.Unit, Steps: o.Steps}
+		}
+	}
+
+	if len(ops) != len(p.ops) {
+		return fmt.Errorf("phase %q: interval %d has %d operations, the first had %d",
+			p.start.Name, index, len(ops), len(p.ops))
+	}
+
+	for i, o := range ops {
+		if o.Name != p.ops[i].Name {
+			return fmt.Errorf("phase %q: interval %d has operation %q where the first had %q",
+				p.start.Name, index, o.Name, p.ops[i].Name)
+		}
+	}
 
 	return nil
 }
@@ -149,27 +346,19 @@ func (p *phaseBuilder) addPoint(iv metrics.Interval, target *result.PlanPoint) e
 // decode turns a record into a metrics interval and its service-time
 // histograms (nil entries where there are none).
 func (p *phaseBuilder) decode(rec *intervalRecord) (metrics.Interval, []*metrics.Histogram, error) {
-	if p.ops == nil {
-		p.ops = make([]metrics.OpStats, len(rec.Operations))
-		for i, o := range rec.Operations {
-			p.ops[i] = metrics.OpStats{Name: o.Name, Unit: o.Unit, Steps: o.Steps}
-		}
+	names := make([]metrics.OpStats, len(rec.Operations))
+	for i, o := range rec.Operations {
+		names[i] = metrics.OpStats{Name: o.Name, Unit: o.Unit, Steps: o.Steps}
 	}
 
-	if len(rec.Operations) != len(p.ops) {
-		return metrics.Interval{}, nil, fmt.Errorf("phase %q: interval %d has %d operations, the first had %d",
-			p.start.Name, rec.Index, len(rec.Operations), len(p.ops))
+	if err := p.describe(names, rec.Index); err != nil {
+		return metrics.Interval{}, nil, err
 	}
 
 	iv := metrics.Interval{Start: rec.Start, End: rec.End, Ops: make([]metrics.OpStats, len(rec.Operations))}
 	svc := make([]*metrics.Histogram, len(rec.Operations))
 
 	for i, o := range rec.Operations {
-		if o.Name != p.ops[i].Name {
-			return iv, nil, fmt.Errorf("phase %q: interval %d has operation %q where the first had %q",
-				p.start.Name, rec.Index, o.Name, p.ops[i].Name)
-		}
-
 		h, err := decodeHistogram(o.Histogram)
 		if err != nil {
 			return iv, nil, fmt.Errorf("phase %q: interval %d, operation %q: %w", p.start.Name, rec.Index, o.Name, err)
@@ -244,11 +433,26 @@ func (p *phaseBuilder) finish() (result.Phase, error) {
 	sp := p.start
 	ph := result.Phase{
 		Name: sp.Name, Model: sp.Model, WarmupS: sp.WarmupS, Excluded: sp.Excluded,
-		Operations: []result.Operation{}, Intervals: p.points,
+		Operations: []result.Operation{}, Intervals: slices.Clone(p.points),
+		Targets: slices.Clone(p.targets),
 	}
 
 	if ph.Intervals == nil {
 		ph.Intervals = []result.Interval{}
+	}
+
+	if p.cur != nil {
+		// The open point, shorter than the others, ends the phase.
+		pt, err := result.NewInterval(*p.cur, p.first)
+		if err != nil {
+			return ph, fmt.Errorf("phase %q: %w", sp.Name, err)
+		}
+
+		ph.Intervals = append(ph.Intervals, pt)
+
+		if p.curTarget != nil {
+			ph.Targets = append(ph.Targets, *p.curTarget)
+		}
 	}
 
 	if p.seen > 0 {
@@ -272,8 +476,6 @@ func (p *phaseBuilder) finish() (result.Phase, error) {
 			ph.Operations = append(ph.Operations, op)
 		}
 	}
-
-	ph.Targets = p.targets
 
 	for _, b := range p.blocks {
 		blk, err := b.finish()

@@ -47,10 +47,17 @@ func PathFor(resultsPath string) string {
 	return strings.TrimSuffix(resultsPath, filepath.Ext(resultsPath)) + Suffix
 }
 
-// MaxIntervals is how many interval points the results file keeps per
+// MaxIntervals is the most interval points the results file keeps per
 // phase: a longer phase has adjacent intervals merged (histograms added,
-// counts summed) into at most this many. The run log keeps them all.
+// counts summed) into fewer, longer points (see Points). The run log keeps
+// them all.
 const MaxIntervals = 600
+
+// PointCells bounds the operation entries of a phase's interval points
+// (points × operations), so that the results of a phase with many
+// operations do not grow to hundreds of megabytes: a phase of 1,000
+// operations keeps 12 points, one of 20 operations the full MaxIntervals.
+const PointCells = 12_000
 
 // Record types, the "type" field of every line.
 const (

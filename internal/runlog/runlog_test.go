@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -117,14 +118,18 @@ func union(ivs []metrics.Interval) metrics.Interval {
 	return out
 }
 
-// TestCapMergesExactly builds phases of 600, 1201 and 1500 intervals: the
-// results keep at most MaxIntervals points, each the exact union of the
-// adjacent intervals it stands for (counts, errors, documents, histogram
-// bucket for bucket and so every percentile), with the plan point of the
-// last of them; the phase's totals are the union of all, and the file
-// passes result.Check.
+// TestCapMergesExactly builds phases of 599 to 1500 intervals of two
+// operations (Points(2) = MaxIntervals = 600): the results keep fewer than
+// 600 closed points, pairs merged each time 600 close (at 600 intervals the
+// group becomes 2, at 1,200 it becomes 4), and the open one; each point is
+// the exact union of the adjacent intervals it stands for (counts, errors,
+// documents, histogram bucket for bucket and so every percentile), with
+// the plan point of the last of them; the phase's totals are the union of
+// all, and the file passes result.Check.
 func TestCapMergesExactly(t *testing.T) {
-	for _, tc := range []struct{ n, group, points int }{{600, 1, 600}, {1201, 3, 401}, {1500, 3, 500}} {
+	for _, tc := range []struct{ n, group, points int }{
+		{599, 1, 599}, {600, 2, 300}, {1199, 2, 600}, {1201, 4, 301}, {1500, 4, 375},
+	} {
 		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
 			ivs := intervals(tc.n)
 
@@ -336,6 +341,232 @@ func TestBuildRefuses(t *testing.T) {
 	}
 }
 
+// TestWriterResultIsBuild writes logs of a blocks phase with service
+// times (two blocks over five intervals) and of a long rate phase (1,300
+// intervals, merged twice), and finds the results the writer kept as it
+// wrote (Writer.Result, what a run writes) identical to those Build reads
+// from the file (what finish writes), both before the log's end (status
+// incomplete) and after it.
+func TestWriterResultIsBuild(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r"+Suffix)
+
+	w, err := Create(path, Header{
+		MongobenchVersion: "test", Workload: result.Workload{Name: "w"},
+		Target: result.Target{Kind: "uri", URI: "mongodb://u:pw@127.0.0.1/"}, StartedAt: t0, Concurrency: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ivs := intervals(1305)
+
+	w.StartPhase(PhaseStart{Phase: 0, Name: "grow", Model: "blocks"})
+
+	for i, iv := range ivs[:5] {
+		svc := union(ivs[i : i+1])
+		w.Interval(0, i, iv, &svc, nil, nil)
+
+		if i == 2 || i == 4 {
+			first := 0
+			if i == 4 {
+				first = 3
+			}
+
+			w.Block(BlockRecord{
+				Phase: 0, Index: i / 3, Start: ivs[first].Start, End: iv.End, Complete: true,
+				FirstInterval: first, EndInterval: i + 1,
+			})
+		}
+	}
+
+	w.EndPhase(PhaseEnd{Phase: 0, Status: "completed"})
+	w.StartPhase(PhaseStart{Phase: 1, Name: result.PhaseRun, Model: "rate"})
+
+	for i, iv := range ivs[5:] {
+		w.Interval(1, i, iv, nil, &result.PlanPoint{ElapsedS: float64(i), Rate: float64(i)}, nil)
+	}
+
+	same := func(when string) {
+		t.Helper()
+
+		kept, err := w.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		built, err := Build(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if k, b := jsonText(t, kept), jsonText(t, built); k != b {
+			t.Fatalf("%s: the writer's results differ from the log's:\n%.2000s\nBuild:\n%.2000s", when, k, b)
+		}
+
+		if errs := kept.Check(); len(errs) > 0 {
+			t.Errorf("%s: Check: %v", when, errs)
+		}
+
+		if got := len(kept.Phases[0].Blocks); got != 2 {
+			t.Errorf("%s: %d blocks, want 2", when, got)
+		}
+	}
+
+	same("before the end")
+
+	w.EndPhase(PhaseEnd{Phase: 1, Status: "completed"})
+
+	if err := w.Finish(End{Status: result.StatusCompleted, DurationS: 1305}); err != nil {
+		t.Fatal(err)
+	}
+
+	same("after the end")
+}
+
+// TestManyOperationsBounded builds a phase of 1,000 operations over 25 and
+// 60 intervals (as a run does, from the measurements a Writer is given):
+// however many intervals, the results keep at most Points(1000) = 12
+// points (at most PointCells operation entries) of about PointBytes, and
+// the whole results file
+// is no larger than the bound its representation gives: one entry per
+// operation per point plus the phase's totals, each no larger than the
+// largest entry in it, and a few KiB of the rest.
+func TestManyOperationsBounded(t *testing.T) {
+	const ops = 1000
+
+	if Points(ops)*ops > PointCells || Points(ops) != 12 {
+		t.Fatalf("Points(%d) = %d", ops, Points(ops))
+	}
+
+	header := `{"type":"header","format":"mongobench-runlog","version":1,"schema_version":1,"workload":{"name":"w","file":"","spec":null},"target":{"kind":"uri","uri":"","server_version":"","backend":"","notes":null},"seed":0,"concurrency":1,"started_at":"2026-01-02T03:04:05Z"}`
+
+	for _, n := range []int{25, 60} {
+		b := NewBuilder()
+		if err := b.record(1, typeHeader, []byte(header)); err != nil {
+			t.Fatal(err)
+		}
+
+		if err := b.record(2, typePhase, []byte(`{"type":"phase","phase":0,"name":"run","warmup_s":0}`)); err != nil {
+			t.Fatal(err)
+		}
+
+		rng := rand.New(rand.NewPCG(7, uint64(n)))
+
+		for i := range n {
+			iv := metrics.Interval{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second)}
+
+			for k := range ops {
+				s := metrics.OpStats{Name: fmt.Sprintf("op%d", k), Errors: map[string]int64{}, Hist: metrics.NewHistogram()}
+				for range 1 + rng.IntN(20) {
+					_ = s.Hist.RecordValue(int64(100 + rng.ExpFloat64()*2000))
+					s.Count++
+				}
+
+				iv.Ops = append(iv.Ops, s)
+			}
+
+			if err := b.live(0, i, iv, nil, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		res, err := b.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		p := res.MainPhase()
+		if len(p.Intervals) > Points(ops) || len(p.Intervals) < 2 {
+			t.Errorf("%d intervals: %d points, want 2 to %d", n, len(p.Intervals), Points(ops))
+		}
+
+		// At most one closed point past PointBytes (an odd number is not
+		// merged), and the open one.
+		size, largestPoint := 0, 0
+		for _, pt := range p.Intervals {
+			size += pointSize(pt)
+			largestPoint = max(largestPoint, pointSize(pt))
+		}
+
+		if size > PointBytes(ops)+2*largestPoint {
+			t.Errorf("%d intervals: points of %d bytes, above %d and two points of %d", n, size, PointBytes(ops), largestPoint)
+		}
+
+		data, err := result.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		largest := 0
+		for _, op := range p.Operations {
+			largest = max(largest, len(jsonText(t, op)))
+		}
+
+		for _, pt := range p.Intervals {
+			for _, op := range pt.Operations {
+				largest = max(largest, len(jsonText(t, op)))
+			}
+		}
+
+		// Marshal indents: each entry's fields gain a line and an
+		// indentation of at most 16 spaces; 20 fields at most.
+		entry := largest + 20*17
+		bound := (len(p.Intervals)+1)*ops*entry + 8<<10
+
+		if len(data) > bound {
+			t.Errorf("%d intervals: results of %d bytes, above the bound %d", n, len(data), bound)
+		}
+	}
+}
+
+// TestWideHistogramsBoundedBySize logs 500 intervals of two operations
+// whose histograms are wide (12,000 latencies spread evenly over the
+// magnitudes of 1 µs – 1 s, most in buckets of their own): 500
+// points would pass PointBytes, so pairs are merged before Points(2) = 600
+// is reached, and the points stay within PointBytes and two points.
+func TestWideHistogramsBoundedBySize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ivs := make([]metrics.Interval, 500)
+
+	for i := range ivs {
+		iv := metrics.Interval{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second)}
+
+		for _, name := range []string{"a", "b"} {
+			s := metrics.OpStats{Name: name, Errors: map[string]int64{}, Hist: metrics.NewHistogram()}
+			for range 12000 {
+				_ = s.Hist.RecordValue(int64(math.Exp(rng.Float64() * math.Log(1e6))))
+				s.Count++
+			}
+
+			iv.Ops = append(iv.Ops, s)
+		}
+
+		ivs[i] = iv
+	}
+
+	res, err := Build(context.Background(), writeLog(t, ivs, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p := res.MainPhase()
+	size, largest := 0, 0
+
+	for _, pt := range p.Intervals {
+		size += pointSize(pt)
+		largest = max(largest, pointSize(pt))
+	}
+
+	if len(p.Intervals) >= len(ivs) || size > PointBytes(2)+2*largest {
+		t.Errorf("%d points of %d bytes (largest %d) for %d intervals; want them merged within %d and two points",
+			len(p.Intervals), size, largest, len(ivs), PointBytes(2))
+	}
+
+	if errs := res.Check(); len(errs) > 0 {
+		t.Errorf("Check: %v", errs[0])
+	}
+}
+
 // TestVersion1LogsStayReadable rewrites a log as version 1 wrote it (no
 // run_id in the header, no run in the records) and builds the same results
 // from it as from the log itself: old logs are read, with their intervals
@@ -376,5 +607,56 @@ func TestVersion1LogsStayReadable(t *testing.T) {
 
 	if g, w := jsonText(t, got), jsonText(t, want); g != w {
 		t.Errorf("results of the version 1 log:\n%s\nwant\n%s", g, w)
+	}
+}
+
+// TestWriterChecksContinuity gives a Writer intervals that a log could
+// only hold if it were spliced (one starting 7 s after the previous one
+// ended, one ending before it starts): the results it kept as it wrote are
+// refused with the message Build gives for the same lines of its log, so
+// that a run's own results are checked as finish checks them.
+func TestWriterChecksContinuity(t *testing.T) {
+	ivs := intervals(3)
+	gap := ivs[2]
+	gap.Start, gap.End = ivs[1].End.Add(7*time.Second), ivs[1].End.Add(8*time.Second)
+	backwards := ivs[1]
+	backwards.Start, backwards.End = ivs[1].End, ivs[1].Start
+
+	for _, tc := range []struct {
+		name string
+		ivs  []metrics.Interval
+		want string
+	}{
+		{"gap", []metrics.Interval{ivs[0], ivs[1], gap}, Suffix + ":5: phase \"run\": interval 2 starts 7.0s after interval 1 ended"},
+		{"backwards", []metrics.Interval{ivs[0], backwards}, Suffix + ":4: phase \"run\": interval 1 ends 1.0s before it starts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "w"+Suffix)
+
+			w, err := Create(path, Header{MongobenchVersion: "test", Workload: result.Workload{Name: "w"}, StartedAt: t0, Concurrency: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			w.StartPhase(PhaseStart{Phase: 0, Name: result.PhaseRun, Model: "closed"})
+
+			for i, iv := range tc.ivs {
+				w.Interval(0, i, iv, nil, nil, nil)
+			}
+
+			_, kept := w.Result()
+
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			_, built := Build(context.Background(), path)
+
+			for what, err := range map[string]error{"Writer.Result": kept, "Build": built} {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+					t.Errorf("%s: error %v, want one naming %s and saying %q", what, err, path, tc.want)
+				}
+			}
+		})
 	}
 }

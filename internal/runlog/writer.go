@@ -36,6 +36,14 @@ type Writer struct {
 	// described marks the phases whose first interval was written (it
 	// carries the operations' units and steps).
 	described map[int]bool
+
+	// feed keeps the results of what was written up to date record by
+	// record, on a goroutine of its own, so that Result costs no reading
+	// of the log; lines counts the records written. feed.in is closed
+	// with the file.
+	feed  *feeder
+	lines int
+
 	// run is the run id every record carries (Header.RunID).
 	run string
 	// secrets are the values of the workload's secret parameters, from
@@ -57,7 +65,7 @@ func Create(path string, h Header) (*Writer, error) {
 		return nil, fmt.Errorf("creating run log: %w", err)
 	}
 
-	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}}
+	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, feed: newFeeder(path)}
 	h.Type, h.Format, h.Version, h.SchemaVersion = typeHeader, Format, Version, result.SchemaVersion
 	h.Target.URI = redact.URI(h.Target.URI)
 
@@ -71,8 +79,8 @@ func Create(path string, h Header) (*Writer, error) {
 		w.secrets = result.SecretParams(data)
 	}
 
-	if err := w.write(h, true); err != nil {
-		_ = f.Close()
+	if err := w.write(h, typeHeader, true, nil); err != nil {
+		_ = w.Close()
 		return nil, err
 	}
 
@@ -99,7 +107,7 @@ func (w *Writer) Err() error {
 // StartPhase writes a phase's opening record.
 func (w *Writer) StartPhase(p PhaseStart) {
 	p.Type, p.Run = typePhase, w.run
-	_ = w.write(p, true)
+	_ = w.write(p, typePhase, true, nil)
 }
 
 // Interval writes one closed interval of phase: the response-time
@@ -140,7 +148,50 @@ func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.In
 		rec.Operations[i] = o
 	}
 
-	_ = w.write(rec, false)
+	// The builder merges the histograms as they are, which is what it
+	// would decode from the line (the encoding is lossless).
+	live := &liveInterval{
+		phase: phase, index: index, iv: cloneInterval(iv), svc: make([]*metrics.Histogram, len(iv.Ops)),
+		target: target, pacing: pacing,
+	}
+
+	if svc != nil {
+		for i := range min(len(svc.Ops), len(iv.Ops)) {
+			if h := svc.Ops[i].Hist; h != nil {
+				live.svc[i] = h.Clone()
+			}
+		}
+	}
+
+	_ = w.write(rec, typeInterval, false, live)
+}
+
+// Result returns the results of everything written so far (see
+// Builder.Result): those Build would read from the log, without reading it.
+// A run's results are made here, so that a run stopped after hours writes
+// them in the time it takes to encode its phases' totals.
+//
+// It waits for the builder to catch up with the log: a few records at most.
+func (w *Writer) Result() (*result.Result, error) {
+	w.mu.Lock()
+
+	if w.f == nil {
+		// Closed: the builder has applied everything and stopped.
+		w.mu.Unlock()
+		<-w.feed.done
+
+		r := w.feed.result()
+
+		return r.res, r.err
+	}
+
+	reply := make(chan builtResult, 1)
+	w.feed.in <- feedItem{reply: reply}
+	w.mu.Unlock()
+
+	r := <-reply
+
+	return r.res, r.err
 }
 
 // encode is the histogram's file form, empty for an empty histogram.
@@ -155,26 +206,26 @@ func encode(h *metrics.Histogram) (string, error) {
 // Block writes one growth block of a phase.
 func (w *Writer) Block(b BlockRecord) {
 	b.Type, b.Run = typeBlock, w.run
-	_ = w.write(b, false)
+	_ = w.write(b, typeBlock, false, nil)
 }
 
 // EndPhase writes a phase's closing record and syncs the log.
 func (w *Writer) EndPhase(e PhaseEnd) {
 	e.Type, e.Run = typePhaseEnd, w.run
-	_ = w.write(e, true)
+	_ = w.write(e, typePhaseEnd, true, nil)
 }
 
 // Shard records which shard of a distributed run the log is of.
 func (w *Writer) Shard(r ShardRecord) {
 	r.Type, r.Run = typeShard, w.run
-	_ = w.write(r, false)
+	_ = w.write(r, typeShard, false, nil)
 }
 
 // Finish writes the final record, syncs and closes the log, and returns
 // the first error the writer met.
 func (w *Writer) Finish(e End) error {
 	e.Type, e.Run = typeEnd, w.run
-	_ = w.write(e, true)
+	_ = w.write(e, typeEnd, true, nil)
 
 	return w.Close()
 }
@@ -188,6 +239,8 @@ func (w *Writer) Close() error {
 	if w.f == nil {
 		return w.err
 	}
+
+	close(w.feed.in)
 
 	if err := w.f.Sync(); err != nil && w.err == nil {
 		w.err = fmt.Errorf("run log %s: %w", w.path, err)
@@ -215,11 +268,12 @@ func (w *Writer) fail(err error) {
 // errClosed is the error of a write after Close.
 var errClosed = errors.New("written after it was closed")
 
-// write appends one record, masked as the results file is (see
+// write appends one record of type typ, masked as the results file is (see
 // result.SanitizeJSON), in a single write so that a killed process leaves
 // whole lines, and syncs when sync is set or the last sync is SyncEvery
-// old.
-func (w *Writer) write(rec any, sync bool) error {
+// old. Each record written goes to the builder, in the order of the file:
+// an interval as live, the measurements it encodes, any other as the line.
+func (w *Writer) write(rec any, typ string, sync bool, live *liveInterval) error {
 	data, err := json.Marshal(rec)
 	if err == nil {
 		data, err = result.SanitizeJSON(data, w.secrets)
@@ -243,6 +297,9 @@ func (w *Writer) write(rec any, sync bool) error {
 		w.err = fmt.Errorf("run log: %w", err)
 		return w.err
 	}
+
+	w.lines++
+	w.feed.in <- feedItem{n: w.lines, typ: typ, data: data, live: live}
 
 	if now := time.Now(); sync || now.Sub(w.lastSync) >= SyncEvery {
 		if err := w.f.Sync(); err != nil {
