@@ -153,7 +153,7 @@ func CheckGates(files []*File, ops []CompareOp, gates []Gate) (lines []string, f
 	}
 
 	for _, g := range gates {
-		fails := 0
+		fails, judged := 0, 0
 
 		for _, op := range ops {
 			if g.Operation != "" && op.Name != g.Operation {
@@ -184,6 +184,8 @@ func CheckGates(files []*File, ops []CompareOp, gates []Gate) (lines []string, f
 					continue
 				}
 
+				judged++
+
 				// The relative change of the metric's own value: Ratio is
 				// worse/baseline, so value/baseline is Ratio for latencies
 				// and 1/Ratio for throughput.
@@ -209,7 +211,10 @@ func CheckGates(files []*File, ops []CompareOp, gates []Gate) (lines []string, f
 			}
 		}
 
-		if fails == 0 {
+		switch {
+		case fails == 0 && judged == 0:
+			lines = append(lines, fmt.Sprintf("--   --fail-if %q: not judged (nothing could be compared at 95%%)", g.Expr))
+		case fails == 0:
 			lines = append(lines, fmt.Sprintf("ok   --fail-if %q", g.Expr))
 		}
 

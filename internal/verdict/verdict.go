@@ -588,8 +588,7 @@ func compareWith(v, ref *variant, dir Direction, opts Options) Verdict {
 	case !e.enough:
 		out.Kind = Inconclusive
 		out.RatioLo, out.RatioHi = math.Inf(-1), math.Inf(1)
-		out.Text = fmt.Sprintf("inconclusive: %s, at least %d%s needed%s", e.countText(v, ref, opts), e.needed,
-			aSide(opts), runsNote(opts))
+		out.Text = fmt.Sprintf("inconclusive: %s, at least %d%s needed", e.countText(v, ref, opts), e.needed, aSide(opts))
 	case (e.lo > 0 || e.hi < 0) && math.Abs(e.theta) >= band:
 		out.Kind = Difference
 		out.Text = differenceText(out.Ratio, out.RatioLo, out.RatioHi, dir, level)
@@ -626,15 +625,6 @@ func compareWith(v, ref *variant, dir Direction, opts Options) Verdict {
 func aSide(opts Options) string {
 	if opts.Design == Unpaired {
 		return " a side"
-	}
-
-	return ""
-}
-
-// runsNote explains why one run a side cannot be judged.
-func runsNote(opts Options) string {
-	if opts.Unit == "run" {
-		return " (a run is one observation of the machine's state: the drift between runs is only measured by repeating them)"
 	}
 
 	return ""
