@@ -1,13 +1,15 @@
 // Package verdict answers "which is faster, and by how much" with no more
 // and no less than the data support. Every comparison of a variant with a
-// reference (the best variant, or a baseline) ends in one of three kinds:
+// reference (declared, or the first variant; never the best of the same
+// data) ends in one of three kinds:
 //
 //   - Difference: the variant differs from the reference, by a ratio whose
-//     95% confidence interval excludes 1 ("2.10× slower, 95% CI
-//     1.90×–2.30×");
+//     95% confidence interval excludes 1 and whose estimate is at least the
+//     minimum effect ("2.10× slower, 95% CI 1.90×–2.30×");
 //   - NoDifference: no difference was detected at this precision, the
 //     interval contains 1 ("no significant difference; 95% CI
-//     0.97×–1.04×"); and
+//     0.97×–1.04×"), or the change is smaller than the minimum effect
+//     ("no meaningful difference (within ±5%; 95% CI 1.01×–1.03×)"); and
 //   - Inconclusive: there are too few values for a 95% interval at all
 //     ("inconclusive: 3 rounds, at least 6 needed").
 //
@@ -282,8 +284,8 @@ type Verdict struct {
 	// minimum effect, or that is established but smaller than it.
 	Negligible bool
 
-	// Text is the verdict for people: "fastest" or "lowest" (the best in
-	// Compare), "baseline" (CompareTo); "2.10× slower, 95% CI
+	// Text is the verdict for people: "reference" (Compare's reference),
+	// "baseline" (CompareTo); "2.10× slower, 95% CI
 	// 1.90×–2.30×" (with LowerIsBetter "higher", and "faster"/"lower" when
 	// better than the reference); "no significant difference; 95% CI
 	// 0.97×–1.04×", where the interval is of value/reference, the metric's
