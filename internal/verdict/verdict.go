@@ -13,8 +13,8 @@
 //   - Inconclusive: there are too few values for a 95% interval at all
 //     ("inconclusive: 3 rounds, at least 6 needed").
 //
-// The verdict follows from the interval alone, so the words, the interval and
-// the Kind can never disagree.
+// The verdict follows from the interval and the minimum effect alone, so the
+// words, the interval and the Kind can never disagree.
 //
 // # Method
 //
