@@ -322,9 +322,10 @@ func newFilesPictures(results []*result.Result, labels []string) *picturesView {
 }
 
 // filesBarChart draws one operation's metric across files from the
-// comparison's table (analysis.CompareOperations): each file's median over
-// the main phase's intervals with its confidence interval, and its verdict
-// against the first file, as `mongobench compare` prints them.
+// comparison's table (analysis.CompareOperations): each file's value over
+// its runs (one file, one run: the whole main phase's) with its confidence
+// interval, and its verdict against the first file, as `mongobench compare`
+// prints them.
 func filesBarChart(id string, cs []contender, compared []analysis.CompareOp, op, metric string) *chart {
 	var row *analysis.CompareRow
 
@@ -347,9 +348,10 @@ func filesBarChart(id string, cs []contender, compared []analysis.CompareOp, op,
 	c := &chart{
 		ID:    id,
 		Kind:  "bars",
-		Title: op + " · " + metric + " per interval",
-		Note: "Median over the main phase's intervals with its 95% confidence interval (whiskers); " +
-			"beside each bar its verdict against the first file, as mongobench compare gives it.",
+		Title: op + " · " + metric + " per run",
+		Note: "Each file's value over its main phase (the median over its runs when a side has several, " +
+			"with its 95% confidence interval as whiskers); beside each bar its verdict against the first file, " +
+			"as mongobench compare gives it.",
 		YLabel: metric,
 		YUnit:  "us",
 	}
