@@ -127,6 +127,8 @@ func union(ivs []metrics.Interval) metrics.Interval {
 // the plan point of the last of them; the phase's totals are the union of
 // all, and the file passes result.Check.
 func TestCapMergesExactly(t *testing.T) {
+	t.Parallel()
+
 	for _, tc := range []struct{ n, group, points int }{
 		{599, 1, 599}, {600, 2, 300}, {1199, 2, 600}, {1201, 4, 301}, {1500, 4, 375},
 	} {
@@ -348,6 +350,8 @@ func TestBuildRefuses(t *testing.T) {
 // from the file (what finish writes), both before the log's end (status
 // incomplete) and after it.
 func TestWriterResultIsBuild(t *testing.T) {
+	t.Parallel()
+
 	path := filepath.Join(t.TempDir(), "r"+Suffix)
 
 	w, err := Create(path, Header{
@@ -432,6 +436,8 @@ func TestWriterResultIsBuild(t *testing.T) {
 // operation per point plus the phase's totals, each no larger than the
 // largest entry in it, and a few KiB of the rest.
 func TestManyOperationsBounded(t *testing.T) {
+	t.Parallel()
+
 	const ops = 1000
 
 	if Points(ops)*ops > PointCells || Points(ops) != 12 {
@@ -525,6 +531,8 @@ func TestManyOperationsBounded(t *testing.T) {
 // points would pass PointBytes, so pairs are merged before Points(2) = 600
 // is reached, and the points stay within PointBytes and two points.
 func TestWideHistogramsBoundedBySize(t *testing.T) {
+	t.Parallel()
+
 	rng := rand.New(rand.NewPCG(3, 4))
 	ivs := make([]metrics.Interval, 500)
 
