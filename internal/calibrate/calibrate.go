@@ -233,7 +233,15 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
 		rep.Against = "the server at " + redact.URI(cfg.URI)
 	}
 
-	c := &calibration{cfg: cfg, rep: rep}
+	spec := *cfg.Spec // the phases are pointers: SetDuration sets the caller's too, the same every time
+	spec.SetDuration(cfg.Trial)
+
+	compiled, errs := bench.Compile(&spec)
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("workload: %w", errs[0])
+	}
+
+	c := &calibration{cfg: cfg, rep: rep, spec: &spec, compiled: compiled}
 
 	// A/A: one server under two names, compared in interleaved rounds.
 	var p50s []float64
@@ -272,17 +280,21 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
 	// Gates: RunsPerSide runs of the baseline, then as many of the
 	// candidate (the same server): a CI job's two sides.
 	for e := range cfg.GatePairs {
-		a, err := c.matrix(ctx, uriA, "", cfg.RunsPerSide)
+		a, err := c.run(ctx, uriA, "", cfg.RunsPerSide)
 		if err != nil {
 			return rep, err
 		}
 
-		b, err := c.matrix(ctx, uriA, "", cfg.RunsPerSide)
+		b, err := c.run(ctx, uriA, "", cfg.RunsPerSide)
 		if err != nil {
 			return rep, err
 		}
 
-		failed := c.gateFails(a, b)
+		failed, err := c.gateFails(a, b)
+		if err != nil {
+			return rep, err
+		}
+
 		rep.Gate.Add(failed)
 
 		progress("gate %d/%d: %s\n", e+1, cfg.GatePairs, map[bool]string{true: "failed", false: "passed"}[failed])
@@ -329,8 +341,12 @@ func (c *calibration) power(ctx context.Context, uriA string, effect, p50 float6
 
 // calibration is a calibration in progress.
 type calibration struct {
-	cfg          Config
-	rep          *Report
+	cfg Config
+	rep *Report
+	// spec and compiled are the workload with the trial's duration, the
+	// same for every experiment.
+	spec         *workload.Spec
+	compiled     *bench.Compiled
 	lastVerdicts int
 	// logRatios are, per A/A experiment, the per-round log ratios of the
 	// two names' p50s.
@@ -340,21 +356,23 @@ type calibration struct {
 // matrix runs the workload on uriA (named "a") and uriB (named "b"; none
 // when empty) in the given number of interleaved rounds.
 func (c *calibration) matrix(ctx context.Context, uriA, uriB string, rounds int) (*result.Matrix, error) {
-	spec := *c.cfg.Spec // the phases are pointers: SetDuration below is the same every time
-	spec.SetDuration(c.cfg.Trial)
-
-	compiled, errs := bench.Compile(&spec)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("workload: %w", errs[0])
+	res, err := c.run(ctx, uriA, uriB, rounds)
+	if err != nil {
+		return nil, err
 	}
 
+	return res.Matrix, nil
+}
+
+// run is matrix's whole result.
+func (c *calibration) run(ctx context.Context, uriA, uriB string, rounds int) (*result.Result, error) {
 	targets := []target.TargetSpec{{Name: "a", Kind: target.KindURI, URI: uriA}}
 	if uriB != "" {
 		targets = append(targets, target.TargetSpec{Name: "b", Kind: target.KindURI, URI: uriB})
 	}
 
 	plan := &bench.Plan{
-		Path: "calibration", Base: &spec, Variants: []*bench.Compiled{compiled}, Targets: targets, Rounds: rounds,
+		Path: "calibration", Base: c.spec, Variants: []*bench.Compiled{c.compiled}, Targets: targets, Rounds: rounds,
 		Options: bench.Options{ServerSelection: 5 * time.Second, NoExplain: true, Version: c.cfg.Version, OwnerKey: c.cfg.OwnerKey},
 	}
 
@@ -368,8 +386,7 @@ func (c *calibration) matrix(ctx context.Context, uriA, uriB string, rounds int)
 		return nil, fmt.Errorf("interrupted: %w", context.Cause(ctx))
 	}
 
-	m := out.Result.Matrix
-	if m == nil {
+	if out.Result.Matrix == nil {
 		return nil, fmt.Errorf("the comparison produced no matrix")
 	}
 
@@ -377,7 +394,7 @@ func (c *calibration) matrix(ctx context.Context, uriA, uriB string, rounds int)
 		return nil, fmt.Errorf("a trial failed: %s", out.Failures[0])
 	}
 
-	return m, nil
+	return out.Result, nil
 }
 
 // countVerdicts adds the A/A matrix's target verdicts to the report and
@@ -420,33 +437,26 @@ func (c *calibration) countVerdicts(m *result.Matrix) int {
 }
 
 // gateFails reports whether the gates fail comparing side b's runs with
-// side a's.
-func (c *calibration) gateFails(a, b *result.Matrix) bool {
-	side := func(label string, m *result.Matrix) *analysis.File {
-		f := &analysis.File{Label: label, Path: label}
+// side a's: each side is the one cell of its matrix, whose runs are its
+// trials, as compare reads a matrix file.
+func (c *calibration) gateFails(a, b *result.Result) (bool, error) {
+	var files []*analysis.File
 
-		for _, tr := range m.Trials {
-			if p := tr.Result.MainPhase(); p != nil {
-				if f.Res == nil {
-					f.Res, f.Phase = tr.Result, p
-				}
+	for i, res := range []*result.Result{a, b} {
+		label := analysis.Label(i)
 
-				f.Runs = append(f.Runs, p)
-			}
+		cells, err := analysis.MatrixCells(label, res, func(int) string { return label })
+		if err != nil {
+			return false, err
 		}
 
-		return f
-	}
-
-	files := []*analysis.File{side("A", a), side("B", b)}
-	if files[0].Res == nil || files[1].Res == nil {
-		return false
+		files = append(files, cells[0])
 	}
 
 	ops := analysis.AddGateRows(files, analysis.CompareOperations(files, c.cfg.Judging), c.cfg.Gates, c.cfg.Judging)
 	_, failures, _ := analysis.CheckGates(files, ops, c.cfg.Gates)
 
-	return failures > 0
+	return failures > 0, nil
 }
 
 // p50LogRatios are the per-round log(p50 b / p50 a) of the first
