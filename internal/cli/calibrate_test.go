@@ -122,3 +122,25 @@ func TestCompareUnrelatedWorkloads(t *testing.T) {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// TestCompareWarnsOnce: a run that did not complete is said once, whether
+// its side is one file or a directory of runs.
+func TestCompareWarnsOnce(t *testing.T) {
+	dir := t.TempDir()
+	a, b := dir+"/a.json", dir+"/b.json"
+
+	writeCompareRun(t, a, compareRun{tail: 1, finds: 200, seed: 1})
+	writeCompareRun(t, b, compareRun{tail: 1, finds: 200, seed: 2})
+
+	res := readResults(t, b)
+	res.Status = result.StatusIncomplete
+
+	if err := result.WriteFile(b, res); err != nil {
+		t.Fatal(err)
+	}
+
+	_, _, stderr := runMain(t, "compare", a, b)
+	if n := strings.Count(stderr, "is from a run that was incomplete"); n != 1 {
+		t.Errorf("warned %d times, want once:\n%s", n, stderr)
+	}
+}

@@ -183,6 +183,7 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysis.File, error) {
 	files := make([]*analysis.File, 0, len(args))
 	bad, total := 0, 0
+	checked := map[*analysis.File]bool{} // sides whose runs were checked as they were read
 
 	report := func(path string, err error) {
 		bad++
@@ -250,6 +251,7 @@ func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysi
 
 			side.Runs = append(side.Runs, res.MainPhase())
 			checkCompareFile(st, path, res)
+			checked[side] = true
 		}
 	}
 
@@ -258,11 +260,9 @@ func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysi
 	}
 
 	for _, cf := range files {
-		if len(cf.Runs) > 1 {
-			continue // checked run by run
+		if !checked[cf] {
+			checkCompareFile(st, cf.Path, cf.Res) // a matrix cell
 		}
-
-		checkCompareFile(st, cf.Path, cf.Res)
 
 		if name, base := cf.Res.Workload.Name, files[0].Res.Workload.Name; name != base {
 			fmt.Fprintf(st.Stderr, "Warning: %s (%s) ran workload %q, the baseline %q\n", cf.Label, cf.Path, name, base)
