@@ -201,15 +201,6 @@ type BlockLine struct {
 	CostText string
 }
 
-// effectText formats a minimum effect for verdicts: "5%".
-func effectText(minEffect float64) string {
-	if minEffect == 0 {
-		minEffect = verdict.DefaultMinEffect
-	}
-
-	return strconv.FormatFloat(100*max(minEffect, 0), 'f', -1, 64) + "%"
-}
-
 // blockAlpha is the significance level of the block's intervals.
 const blockAlpha = verdict.DefaultAlpha
 
@@ -403,7 +394,7 @@ func (b *Block) addJudged(title string, samples []verdict.Sample, j Judging) {
 
 			l.Verdict = fmt.Sprintf("%s %s (%s %s)", verdict.FormatRatio(r), word, level, verdict.FormatInterval(lo, hi))
 		case v.Kind == verdict.NoDifference && v.Negligible:
-			l.Verdict = fmt.Sprintf("no meaningful difference (within ±%s; %s %s)", effectText(opts.MinEffect), level,
+			l.Verdict = fmt.Sprintf("no meaningful difference (within ±%s; %s %s)", verdict.FormatMinEffect(opts.MinEffect), level,
 				verdict.FormatInterval(v.RatioLo, v.RatioHi))
 		case v.Kind == verdict.NoDifference:
 			l.Verdict = fmt.Sprintf("no significant difference (%s %s)", level, verdict.FormatInterval(v.RatioLo, v.RatioHi))

@@ -17,14 +17,16 @@ const CompareAlpha = vd.DefaultAlpha
 // establish a difference at CompareAlpha (the Mann-Whitney U test of runs).
 var CompareMinRuns = vd.MinSamples(vd.Unpaired, CompareAlpha)
 
-// compareOptions compare separate runs: each run is one observation of the
-// machine's state (its values are the whole run's, from its exact
-// histograms), the runs of two sides independent samples. The intervals of
-// one run are not: a slow minute makes several slow intervals, and the
-// machine's drift between two runs shows in none of them, so that treating
-// intervals as samples called identical runs different about a third of
-// the time on a busy machine.
-var compareOptions = vd.Options{Alpha: CompareAlpha, Design: vd.Unpaired, Unit: "run"}
+// compareOptions are the verdict options of compare, judged by j: separate
+// runs, each one observation of the machine's state (its values are the
+// whole run's, from its exact histograms), the runs of two sides
+// independent samples. The intervals of one run are not: a slow minute
+// makes several slow intervals, and the machine's drift between two runs
+// shows in none of them, so that treating intervals as samples called
+// identical runs different about a third of the time on a busy machine.
+func compareOptions(j Judging) vd.Options {
+	return j.options(CompareAlpha, vd.Unpaired, "run")
+}
 
 // File is one side of a comparison: one results file, several results
 // files of the same workload (a set of repeated runs), or one cell of a
@@ -146,10 +148,7 @@ func compareMetricRow(files []*File, op string, m CompareMetric, j Judging) Comp
 	}
 
 	byLabel := map[string]vd.Verdict{}
-	opts := compareOptions
-	opts.MinEffect = j.MinEffect
-
-	for _, v := range vd.CompareTo(samples, files[0].Label, m.Dir, opts) {
+	for _, v := range vd.CompareTo(samples, files[0].Label, m.Dir, compareOptions(j)) {
 		byLabel[v.Variant] = v
 	}
 

@@ -594,14 +594,9 @@ func compareWith(v, ref *variant, dir Direction, opts Options) Verdict {
 	case (e.lo > 0 || e.hi < 0) && math.Abs(e.theta) >= band:
 		out.Kind = Difference
 		out.Text = differenceText(out.Ratio, out.RatioLo, out.RatioHi, dir, level)
-	case e.lo > 0 || e.hi < 0:
-		// Established, but smaller than the minimum effect: real at this
-		// precision, too small to matter.
-		out.Kind = NoDifference
-		out.Negligible = true
-		out.Text = fmt.Sprintf("no meaningful difference (within ±%s; %s CI %s)", pct(effect), level,
-			intervalText(math.Exp(e.lo), math.Exp(e.hi)))
-	case effect > 0 && e.lo >= -band && e.hi <= band:
+	case e.lo > 0 || e.hi < 0 || (effect > 0 && e.lo >= -band && e.hi <= band):
+		// Established but smaller than the minimum effect (real at this
+		// precision, too small to matter), or an interval inside it.
 		out.Kind = NoDifference
 		out.Negligible = true
 		out.Text = fmt.Sprintf("no meaningful difference (within ±%s; %s CI %s)", pct(effect), level,
@@ -630,6 +625,12 @@ func aSide(opts Options) string {
 	}
 
 	return ""
+}
+
+// FormatMinEffect says a minimum effect as verdicts do: "5%" for 0.05 and
+// for 0 (the default), "0%" for a negative one (none).
+func FormatMinEffect(minEffect float64) string {
+	return pct(max(Options{MinEffect: minEffect}.norm().MinEffect, 0))
 }
 
 // pct formats a fraction as a percentage: 0.05 → "5%".
