@@ -203,6 +203,23 @@ type zipfLocal struct {
 	eta float64
 }
 
+// zipfRank turns a uniform draw u into a Zipfian rank over n items by the
+// method of Gray et al. (YCSB's ZipfianGenerator): ranks 0 and 1 exactly,
+// the rest from the closed-form approximation. zetan is ζ(n), zeta2 ζ(2),
+// eta and alpha the method's constants.
+func zipfRank(u, zetan, zeta2, eta, alpha, n float64) uint64 {
+	uz := u * zetan
+
+	switch {
+	case uz < 1:
+		return 0
+	case uz < zeta2:
+		return 1
+	}
+
+	return uint64(n * math.Pow(eta*u-eta+1, alpha))
+}
+
 // rank draws a rank in [0, n).
 func (z *zipfian) rank(s *Scope, n uint64) uint64 {
 	if n == 1 {
@@ -214,17 +231,7 @@ func (z *zipfian) rank(s *Scope, n uint64) uint64 {
 		z.extend(l, n)
 	}
 
-	u := s.rng.Float64()
-	uz := u * l.zeta
-
-	switch {
-	case uz < 1:
-		return 0
-	case uz < z.zeta2:
-		return 1
-	}
-
-	r := uint64(float64(n) * math.Pow(l.eta*u-l.eta+1, z.alpha))
+	r := zipfRank(s.rng.Float64(), l.zeta, z.zeta2, l.eta, z.alpha, float64(n))
 	if r >= n { // rounding at the top end
 		r = n - 1
 	}

@@ -67,17 +67,7 @@ func newScrambler(theta float64) *scrambler {
 
 // rank draws a rank in [0, ycsbItemCount+1].
 func (z *scrambler) rank(s *Scope) uint64 {
-	u := s.rng.Float64()
-	uz := u * z.zetan
-
-	switch {
-	case uz < 1:
-		return 0
-	case uz < z.zeta2:
-		return 1
-	}
-
-	return uint64(float64(ycsbItemCount+1) * math.Pow(z.eta*u-z.eta+1, z.alpha))
+	return zipfRank(s.rng.Float64(), z.zetan, z.zeta2, z.eta, z.alpha, float64(ycsbItemCount+1))
 }
 
 // key draws a key in [0, keys): the rank's hash modulo keys.
