@@ -2,7 +2,7 @@
 // directory per language family (node, python), embedded so that the
 // single binary can install them: `mongobench clients install` extracts
 // them into the user's cache and installs their pinned dependencies there
-// (see internal/client and docs/clients.md).
+// (see internal/engine/client and docs/clients.md).
 //
 // Only the files an adapter runs from are embedded, named one by one, so
 // that a developer's node_modules, virtual environment, caches and tests

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // Figure is the one number a study's question is about: an operation's

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // trial is a synthetic trial whose one operation has the given p50 and

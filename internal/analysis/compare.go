@@ -5,9 +5,9 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/units"
-	vd "github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/base/units"
+	"github.com/mongobench/mongobench/internal/results/result"
+	vd "github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // CompareAlpha is the significance level of `mongobench compare`.

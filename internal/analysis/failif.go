@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
-	"github.com/mongobench/mongobench/internal/units"
-	vd "github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/base/units"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
+	vd "github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // CompareMetric is a metric compared by `mongobench compare`.

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
 )
 
 // FindingGroup is one cause on one collection, said once for all the

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // Findings collects the observations worth a user's attention, most

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 func TestFindings(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // gateSide is a side whose runs have the given whole-phase p99s (and p50s

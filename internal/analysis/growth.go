@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // GrowthBlock builds the block of a run with growth blocks, whose question

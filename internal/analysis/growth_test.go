@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // TestGrowthBlockRealRun builds the growth block of a real run

@@ -1,9 +1,9 @@
 package analysis
 
 import (
-	"github.com/mongobench/mongobench/internal/metrics"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
 )
 
 // MetricValue is metric m of one operation's measurements over seconds (a

@@ -3,8 +3,8 @@ package analysis
 import (
 	"encoding/json"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
 )
 
 // PerDocFigure is the run.compare_by of the mean latency per returned

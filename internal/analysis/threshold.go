@@ -6,10 +6,10 @@ package analysis
 import (
 	"fmt"
 
-	"github.com/mongobench/mongobench/internal/metrics"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
 )
 
 // CheckThresholds evaluates the workload's thresholds on a run's result,

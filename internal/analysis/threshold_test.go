@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/metrics"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
 )
 
 // recordedPhase records, through the metrics registry, 2 s of get (1 to

@@ -4,8 +4,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // MatrixAlpha is the significance level of matrix verdicts: their

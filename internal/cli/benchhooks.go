@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/mongobench/mongobench/internal/bench"
-	"github.com/mongobench/mongobench/internal/redact"
-	"github.com/mongobench/mongobench/internal/runner"
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/engine/runner"
+	"github.com/mongobench/mongobench/internal/lab/bench"
 )
 
 // stateMessages shows a run's messages through the State: lines on

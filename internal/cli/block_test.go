@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/verdict"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // TestRunMatrixComparisonBlock runs one workload on two wiretest servers,

@@ -9,7 +9,7 @@ import (
 )
 
 // brokenDir holds workload files that are each wrong in one way.
-var brokenDir = filepath.Join("..", "workload", "testdata", "broken")
+var brokenDir = filepath.Join("..", "spec", "workload", "testdata", "broken")
 
 // brokenWant is, per file in brokenDir, a fragment of the message
 // `mongobench validate` must print for it.

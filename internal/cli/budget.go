@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
 // checkBudget re-checks the workload's memory caps once the command line's

@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/calibrate"
-	"github.com/mongobench/mongobench/internal/redact"
-	"github.com/mongobench/mongobench/internal/verdict"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/lab/calibrate"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // calibrateFlags are the options of `mongobench calibrate`.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // TestCalibrateBadInput: every bad flag is a one-line message and exit 2,

@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mongobench/mongobench/clients"
-	"github.com/mongobench/mongobench/internal/bench"
-	"github.com/mongobench/mongobench/internal/client"
-	"github.com/mongobench/mongobench/internal/redact"
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/engine/client"
+	"github.com/mongobench/mongobench/internal/lab/bench"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // newClientsCommand is `mongobench clients`: the client stacks, their

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/clients"
-	"github.com/mongobench/mongobench/internal/client"
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/engine/client"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // requireStack skips the test when the stack's adapter is not installed

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mongobench/mongobench/internal/atomicfile"
+	"github.com/mongobench/mongobench/internal/base/atomicfile"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // compareFlags are the options of `mongobench compare`.

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/metrics"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // compareRun describes a synthetic run for the compare tests.
@@ -78,7 +78,7 @@ func writeCompareRun(t *testing.T, path string, run compareRun) {
 		SchemaVersion:     result.SchemaVersion,
 		MongobenchVersion: "v0.0.0-test",
 		Workload:          result.Workload{Name: "compare-test"},
-		Target:            result.Target{Kind: target.KindURI, URI: "mongodb://localhost:27017"},
+		Target:            result.Target{Kind: targets.KindURI, URI: "mongodb://localhost:27017"},
 		StartedAt:         start,
 		DurationS:         21,
 		Seed:              1,
@@ -349,7 +349,7 @@ func testCompareUnreadableFiles(t *testing.T, fx *compareFixture) {
 	}
 
 	noPhases := filepath.Join(dir, "empty.json")
-	if err := result.WriteFile(noPhases, &result.Result{Status: result.StatusCompleted, Target: result.Target{Kind: target.KindURI}}); err != nil {
+	if err := result.WriteFile(noPhases, &result.Result{Status: result.StatusCompleted, Target: result.Target{Kind: targets.KindURI}}); err != nil {
 		t.Fatal(err)
 	}
 

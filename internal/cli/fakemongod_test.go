@@ -9,10 +9,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
-	"github.com/mongobench/mongobench/internal/wiretest"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // fakeMongodEnv makes the test binary act as a mongod: it serves the null
@@ -122,7 +122,7 @@ func TestMongodTargetFromFlagAndEnvironment(t *testing.T) {
 			}
 
 			res := readChecked(t, out)
-			if res.Kind() != result.KindRun || res.Target.Kind != target.KindMongod {
+			if res.Kind() != result.KindRun || res.Target.Kind != targets.KindMongod {
 				t.Errorf("result kind %q, target kind %q; want a run on a mongod target", res.Kind(), res.Target.Kind)
 			}
 

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // printFindings writes the top findings under the tables, grouped by

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // TestPrintFindings checks that the terminal shows the warnings of a run's

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/runlog"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/results/runlog"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // killLimit bounds each wait of TestKilledRunFinished on the child, on a

@@ -16,8 +16,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // mainTimeout bounds every Main call of these tests: a command that has not
@@ -275,13 +275,13 @@ func outPath(t *testing.T) string {
 
 // startServer starts an embedded FerretDB that is not mongobench's, as a
 // user's server would be, and stops it when the test ends.
-func startServer(t *testing.T) *target.Embedded {
+func startServer(t *testing.T) *targets.Embedded {
 	t.Helper()
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 
-	e, err := target.StartEmbedded(ctx, target.EmbeddedOptions{TempDir: t.TempDir(), ShutdownTimeout: 5 * time.Second})
+	e, err := targets.StartEmbedded(ctx, targets.EmbeddedOptions{TempDir: t.TempDir(), ShutdownTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("StartEmbedded: %v", err)
 	}
@@ -300,7 +300,7 @@ func startServer(t *testing.T) *target.Embedded {
 func connectClient(t *testing.T, uri string) *mongo.Client {
 	t.Helper()
 
-	client, err := target.Connect(t.Context(), uri, target.ConnectOptions{})
+	client, err := targets.Connect(t.Context(), uri, targets.ConnectOptions{})
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/bench"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/runlog"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/lab/bench"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/results/runlog"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // buildBinary builds mongobench for the end-to-end tests of this file.

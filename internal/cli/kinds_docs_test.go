@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // kindRowRe matches a row of the target kinds table in docs/results.md.
@@ -22,7 +22,7 @@ func TestTargetKindsDocumented(t *testing.T) {
 	}
 
 	rows := kindRowRe.FindAllStringSubmatch(string(data), -1)
-	kinds := target.Kinds()
+	kinds := targets.Kinds()
 
 	if len(rows) != len(kinds) {
 		t.Fatalf("docs/results.md lists %d target kinds, the registry has %d", len(rows), len(kinds))

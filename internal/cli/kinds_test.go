@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // kindsWorkload writes a one-operation workload with the given targets
 // section and returns its path.
-func kindsWorkload(t *testing.T, targets string) string {
+func kindsWorkload(t *testing.T, targetList string) string {
 	t.Helper()
 
 	text := `name: kinds
@@ -22,7 +22,7 @@ collections: [{name: c}]
 run: {max_operations: 5}
 operations:
   - {name: ins, op: insertOne, collection: c, document: {a: 1}}
-` + targets
+` + targetList
 
 	path := filepath.Join(t.TempDir(), "kinds.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
@@ -172,7 +172,7 @@ func TestReportRefusesEmptyResults(t *testing.T) {
 	dir := t.TempDir()
 
 	files := map[string]*result.Result{
-		"null-phases.json": {Status: result.StatusCompleted, Target: result.Target{Kind: target.KindEmbedded}},
+		"null-phases.json": {Status: result.StatusCompleted, Target: result.Target{Kind: targets.KindEmbedded}},
 		"no-trials.json":   {Status: result.StatusCompleted, Target: result.Target{Kind: result.KindMatrix}, Matrix: &result.Matrix{Rounds: 1}},
 	}
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/kube"
-	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/lab/kube"
 )
 
 // kubeFlags are the options of `mongobench kube`.

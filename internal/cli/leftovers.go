@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/inputfile"
-	"github.com/mongobench/mongobench/internal/tempdir"
+	"github.com/mongobench/mongobench/internal/base/inputfile"
+	"github.com/mongobench/mongobench/internal/base/tempdir"
 )
 
 // sweepLeftovers removes the temporary directories of mongobench runs that

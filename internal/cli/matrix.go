@@ -9,15 +9,15 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mongobench/mongobench/internal/atomicfile"
+	"github.com/mongobench/mongobench/internal/base/atomicfile"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/bench"
-	"github.com/mongobench/mongobench/internal/redact"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
-	"github.com/mongobench/mongobench/internal/verdict"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/lab/bench"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // compileVariants returns the compiled specs to run: one per variant, or the
@@ -59,15 +59,15 @@ func compileVariants(path string, w *bench.Compiled, f *runFlags) ([]*bench.Comp
 
 // targetSpecs returns the workload's targets followed by the --target
 // flags; none means the default (embedded, or --uri).
-func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) {
-	var out []target.TargetSpec
+func targetSpecs(spec *workload.Spec, f *runFlags) ([]targets.TargetSpec, error) {
+	var out []targets.TargetSpec
 
 	for _, t := range spec.Targets {
 		out = append(out, t.Target())
 	}
 
 	for _, s := range f.targets {
-		ts, err := target.ParseTargetFlag(s)
+		ts, err := targets.ParseTargetFlag(s)
 		if err != nil {
 			return nil, badInput("--target %s", redact.Error(err, s))
 		}
@@ -76,7 +76,7 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 	}
 
 	if f.uri != "" && len(out) > 0 {
-		out = append(out, target.TargetSpec{Name: target.KindURI, Kind: target.KindURI, URI: f.uri})
+		out = append(out, targets.TargetSpec{Name: targets.KindURI, Kind: targets.KindURI, URI: f.uri})
 	}
 
 	seen := map[string]bool{}
@@ -105,8 +105,8 @@ func targetSpecs(spec *workload.Spec, f *runFlags) ([]target.TargetSpec, error) 
 // trialRounds is the number of trial rounds of a run with this many
 // variants and targets: --rounds, run.rounds, trials.rounds, or the default
 // (enough for a confidence interval when something is compared).
-func trialRounds(spec *workload.Spec, f *runFlags, variants, targets int) int {
-	return spec.TrialRounds(f.rounds, variants > 1 || targets > 1)
+func trialRounds(spec *workload.Spec, f *runFlags, variants, nTargets int) int {
+	return spec.TrialRounds(f.rounds, variants > 1 || nTargets > 1)
 }
 
 // writeMatrixRun saves a matrix run's results, prints its tables and says

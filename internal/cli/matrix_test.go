@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/pglaunch"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
+	"github.com/mongobench/mongobench/internal/targets/pglaunch"
 )
 
 // TestRunMatrix runs three variants on two real targets (the embedded

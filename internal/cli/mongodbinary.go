@@ -1,6 +1,6 @@
 package cli
 
-import "github.com/mongobench/mongobench/internal/target"
+import "github.com/mongobench/mongobench/internal/targets"
 
 // useMongodBinary gives the mongod targets that name no binary the one from
 // --mongod-binary or MONGOBENCH_MONGOD (binary, empty for mongod from
@@ -8,19 +8,19 @@ import "github.com/mongobench/mongobench/internal/target"
 // target comes from the command line (this, or --target
 // mongod:binary=...), the environment or PATH. It runs after the targets
 // are named, so that labels do not depend on where mongod was found.
-func useMongodBinary(targets []target.TargetSpec, binary string) {
+func useMongodBinary(targetList []targets.TargetSpec, binary string) {
 	if binary == "" {
 		return
 	}
 
-	for i := range targets {
-		t := &targets[i]
-		if t.Kind != target.KindMongod {
+	for i := range targetList {
+		t := &targetList[i]
+		if t.Kind != targets.KindMongod {
 			continue
 		}
 
 		if t.Mongod == nil {
-			t.Mongod = &target.MongodSpec{}
+			t.Mongod = &targets.MongodSpec{}
 		}
 
 		if t.Mongod.Binary == "" {

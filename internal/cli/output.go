@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/bench"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/runlog"
-	"github.com/mongobench/mongobench/internal/target"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/lab/bench"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/results/runlog"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // stdoutPath is the -o value that sends the output to standard output
@@ -69,8 +69,8 @@ type runOutputs struct {
 // typo in a path, or a second run writing the same file, does not cost the
 // whole run. name is the results file's name without --out. The caller
 // releases the outputs once everything is written.
-func checkRunOutputs(st *State, path, name string, spec *workload.Spec, variants int, targets []target.TargetSpec, f *runFlags) (*runOutputs, error) {
-	matrix := variants > 1 || len(targets) > 1 || trialRounds(spec, f, variants, len(targets)) > 1
+func checkRunOutputs(st *State, path, name string, spec *workload.Spec, variants int, targetList []targets.TargetSpec, f *runFlags) (*runOutputs, error) {
+	matrix := variants > 1 || len(targetList) > 1 || trialRounds(spec, f, variants, len(targetList)) > 1
 	if f.markdown != "" && !matrix && !hasRunBlocks(spec) {
 		return nil, badInput("--markdown applies to runs with variants, several targets or several rounds, growth blocks, or a compared sequence (run.compare_by); this run has none of them (use `mongobench compare --markdown` to compare results files)")
 	}

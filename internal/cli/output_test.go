@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/runlog"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/results/runlog"
 )
 
 // TestRunFlagErrorsBeforeRun checks that flags which cannot work, and output

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/atomicfile"
-	"github.com/mongobench/mongobench/internal/bench"
-	"github.com/mongobench/mongobench/internal/inputfile"
-	"github.com/mongobench/mongobench/internal/runlog"
+	"github.com/mongobench/mongobench/internal/base/atomicfile"
+	"github.com/mongobench/mongobench/internal/base/inputfile"
+	"github.com/mongobench/mongobench/internal/lab/bench"
+	"github.com/mongobench/mongobench/internal/results/runlog"
 )
 
 // outputs is the output discipline every command that writes files follows

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/atomicfile"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/runlog"
+	"github.com/mongobench/mongobench/internal/base/atomicfile"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/results/runlog"
 )
 
 // The test binary's child modes (see TestMain): each makes the binary a

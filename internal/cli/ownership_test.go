@@ -10,7 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // smallDB is testdata/small.yaml's database; its one collection is errors.
@@ -79,7 +79,7 @@ func TestRunRefusesForgedOwnerRecord(t *testing.T) {
 		{Key: "format", Value: 1},
 		{Key: "created_at", Value: time.Now()},
 	}
-	if _, err := d.Collection(target.MarkerCollection).InsertOne(t.Context(), forged); err != nil {
+	if _, err := d.Collection(targets.MarkerCollection).InsertOne(t.Context(), forged); err != nil {
 		t.Fatal(err)
 	}
 
@@ -90,7 +90,7 @@ func TestRunRefusesForgedOwnerRecord(t *testing.T) {
 
 	oneLineNaming(t, stderr, smallDB, "does not verify")
 
-	if got := collectionsOf(t, client, smallDB); !slices.Equal(got, []string{target.MarkerCollection, "users"}) {
+	if got := collectionsOf(t, client, smallDB); !slices.Equal(got, []string{targets.MarkerCollection, "users"}) {
 		t.Errorf("collections after the refused run: %q, want the user's untouched", got)
 	}
 

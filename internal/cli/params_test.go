@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // TestRunParamFlags checks --set and --max-operations end to end: the

@@ -8,13 +8,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/units"
+	"github.com/mongobench/mongobench/internal/base/units"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/mongobench/mongobench/internal/metrics"
-	"github.com/mongobench/mongobench/internal/runner"
+	"github.com/mongobench/mongobench/internal/engine/runner"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
 )
 
 // newObserver picks the live output: a progress bar on a terminal, one plain

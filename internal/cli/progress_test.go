@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/metrics"
-	"github.com/mongobench/mongobench/internal/runner"
+	"github.com/mongobench/mongobench/internal/engine/runner"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
 )
 
 // interval returns a one-second interval in which op completed count

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // bundledWorkloads returns every workload under workloads/ that runs on
@@ -105,7 +105,7 @@ func TestEveryResultsFileReadable(t *testing.T) {
 
 	t.Run("variants on two kinds", func(t *testing.T) {
 		dir := t.TempDir()
-		res := runForResults(t, dir, "testdata/matrix.yaml", "--target", target.KindEmbedded, "--target", target.KindEmbeddedMemory)
+		res := runForResults(t, dir, "testdata/matrix.yaml", "--target", targets.KindEmbedded, "--target", targets.KindEmbeddedMemory)
 
 		r := readChecked(t, res)
 		if r.Kind() != result.KindMatrix || len(r.Matrix.Variants) != 3 {

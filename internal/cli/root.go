@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/base/redact"
 )
 
 // Exit codes, as documented in the README.

@@ -8,14 +8,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/bench"
-	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/engine/runner"
+	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/report"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/runner"
-	"github.com/mongobench/mongobench/internal/target"
-	"github.com/mongobench/mongobench/internal/verdict"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // runFlags are the options of `mongobench run`.
@@ -183,7 +183,7 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 	fl.BoolVar(&f.report, "report", false, "also write an HTML report next to the results file")
 	fl.BoolVar(&f.noExplain, "no-explain", false, "do not explain the query operations after the run")
 	fl.StringArrayVar(&f.targets, "target", nil,
-		"a target to run on, repeatable: KIND[:setting=value,...] with KIND "+target.KindList()+", as in ferretdb-postgres:fsync=off or uri:mongodb://host/")
+		"a target to run on, repeatable: KIND[:setting=value,...] with KIND "+targets.KindList()+", as in ferretdb-postgres:fsync=off or uri:mongodb://host/")
 	fl.StringVar(&f.mongodBinary, "mongod-binary", "",
 		"the mongod program of mongod targets (default $"+workload.MongodBinaryEnv+", else mongod on PATH); workload files cannot name one")
 	fl.StringVar(&f.markdown, "markdown", "", "with variants, several targets or rounds, also write the matrix as Markdown to this file; with growth blocks or a compared sequence, the comparison block (an error otherwise)")
@@ -248,7 +248,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
-	targets, err := targetSpecs(w.Spec, f)
+	targetList, err := targetSpecs(w.Spec, f)
 	if err != nil {
 		return err
 	}
@@ -257,11 +257,11 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		f.serverSelection = w.Spec.Run.ServerSelectionTimeout.D()
 	}
 
-	if err := expandTargetURIs(st, path, w.Spec, targets, len(f.targets)); err != nil {
+	if err := expandTargetURIs(st, path, w.Spec, targetList, len(f.targets)); err != nil {
 		return err
 	}
 
-	ro, err := checkRunOutputs(st, path, shardResultsName(w.Spec.Name, shard), w.Spec, len(variants), targets, f)
+	ro, err := checkRunOutputs(st, path, shardResultsName(w.Spec.Name, shard), w.Spec, len(variants), targetList, f)
 	if err != nil {
 		return err
 	}
@@ -286,8 +286,8 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		Path:     path,
 		Base:     w.Spec,
 		Variants: variants,
-		Targets:  targets,
-		Rounds:   trialRounds(w.Spec, f, len(variants), len(targets)),
+		Targets:  targetList,
+		Rounds:   trialRounds(w.Spec, f, len(variants), len(targetList)),
 		Options: bench.Options{
 			URI:             f.uri,
 			ServerSelection: f.serverSelection,
@@ -303,7 +303,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		},
 	}
 
-	if err := checkShardPlan(shard, variants[0].Spec, plan.Matrix(), f.uri, targets); err != nil {
+	if err := checkShardPlan(shard, variants[0].Spec, plan.Matrix(), f.uri, targetList); err != nil {
 		return err
 	}
 
@@ -519,13 +519,13 @@ func exitVerdict(st *State, spec *workload.Spec, outcome *bench.Outcome, res *re
 // owner records of the databases mongobench creates: $MONGOBENCH_OWNER_KEY_FILE,
 // else owner.key in the user's configuration directory. A key that cannot be
 // had is the user's to fix (a path, a file's contents): bad input.
-func loadOwnerKey(st *State) (*target.OwnerKey, error) {
-	path, err := target.OwnerKeyPath(st.Getenv)
+func loadOwnerKey(st *State) (*targets.OwnerKey, error) {
+	path, err := targets.OwnerKeyPath(st.Getenv)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}
 
-	key, err := target.LoadOwnerKey(path)
+	key, err := targets.LoadOwnerKey(path)
 	if err != nil {
 		return nil, badInput("%v", err)
 	}

@@ -12,9 +12,9 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/mongobench/mongobench/internal/redact"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // smallOps are the operations of testdata/small.yaml, in file order.
@@ -76,8 +76,8 @@ func TestRunEmbedded(t *testing.T) {
 		t.Errorf("status %q, want %q (reason %q)", res.Status, result.StatusCompleted, res.StatusReason)
 	}
 
-	if res.Target.Kind != target.KindEmbedded {
-		t.Errorf("target kind %q, want %q", res.Target.Kind, target.KindEmbedded)
+	if res.Target.Kind != targets.KindEmbedded {
+		t.Errorf("target kind %q, want %q", res.Target.Kind, targets.KindEmbedded)
 	}
 
 	if u := res.Target.URI; u == "" || redact.URI(u) != u || strings.Contains(u, "@") {
@@ -360,7 +360,7 @@ func TestRunRefusesForeignDatabase(t *testing.T) {
 			t.Fatalf("%s: listing collections: %v", when, err)
 		}
 
-		if slices.Contains(names, target.MarkerCollection) {
+		if slices.Contains(names, targets.MarkerCollection) {
 			t.Errorf("%s: mongobench marked the user's database as its own (collections %q)", when, names)
 		}
 	}
@@ -392,8 +392,8 @@ func TestRunRefusesForeignDatabase(t *testing.T) {
 	}
 
 	res := readResults(t, out)
-	if res.Status != result.StatusCompleted || res.Target.Kind != target.KindURI {
-		t.Errorf("status %q, target kind %q; want %q, %q", res.Status, res.Target.Kind, result.StatusCompleted, target.KindURI)
+	if res.Status != result.StatusCompleted || res.Target.Kind != targets.KindURI {
+		t.Errorf("status %q, target kind %q; want %q, %q", res.Status, res.Target.Kind, result.StatusCompleted, targets.KindURI)
 	}
 
 	dbs, err := client.ListDatabaseNames(t.Context(), bson.D{})

@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"github.com/mongobench/mongobench/internal/target"
-	"github.com/mongobench/mongobench/internal/workload"
-	"github.com/mongobench/mongobench/internal/yamlpos"
+	"github.com/mongobench/mongobench/internal/base/yamlpos"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // uriEnvVar is the environment variable read when --uri is not given, so
@@ -22,7 +22,7 @@ func resolveURIFlag(st *State, f *runFlags) error {
 		f.uri, from = st.Getenv(uriEnvVar), uriEnvVar
 	}
 
-	uri, err := target.ExpandEnv(f.uri, st.Getenv)
+	uri, err := targets.ExpandEnv(f.uri, st.Getenv)
 	if err != nil {
 		return badInput("%s: %v", from, err)
 	}
@@ -38,21 +38,21 @@ func resolveURIFlag(st *State, f *runFlags) error {
 // resolveURIFlag). The workload keeps its text as written: the expanded
 // strings live only in these specs, which are never saved. An error names
 // the file, line and field, or the flag.
-func expandTargetURIs(st *State, path string, spec *workload.Spec, targets []target.TargetSpec, flags int) error {
-	for i := range targets {
-		if i >= len(spec.Targets)+flags || targets[i].URI == "" {
+func expandTargetURIs(st *State, path string, spec *workload.Spec, targetList []targets.TargetSpec, flags int) error {
+	for i := range targetList {
+		if i >= len(spec.Targets)+flags || targetList[i].URI == "" {
 			continue
 		}
 
-		uri, err := target.ExpandEnv(targets[i].URI, st.Getenv)
+		uri, err := targets.ExpandEnv(targetList[i].URI, st.Getenv)
 		if err == nil {
-			targets[i].URI = uri
+			targetList[i].URI = uri
 
 			continue
 		}
 
 		if i >= len(spec.Targets) {
-			return badInput("--target %q: %v", targets[i].Name, err)
+			return badInput("--target %q: %v", targetList[i].Name, err)
 		}
 
 		field := yamlpos.Field(yamlpos.Index("targets", i), "uri")

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // serveFlags are the options of `mongobench serve`.
@@ -40,19 +40,19 @@ without a MongoDB installation.`,
 	}
 
 	fl := c.Flags()
-	fl.StringVar(&f.target, "target", target.KindEmbedded, "the server to start: a target kind mongobench launches, with settings (see run --target)")
+	fl.StringVar(&f.target, "target", targets.KindEmbedded, "the server to start: a target kind mongobench launches, with settings (see run --target)")
 	fl.DurationVar(&f.lifetime, "for", 0, "stop after this long (default: until Ctrl-C)")
 
 	return c
 }
 
 func runServe(st *State, f *serveFlags) error {
-	spec, err := target.ParseTargetFlag(f.target)
+	spec, err := targets.ParseTargetFlag(f.target)
 	if err != nil {
 		return badInput("--target: %v", err)
 	}
 
-	if kind, _ := target.LookupKind(spec.Kind); !kind.Launched {
+	if kind, _ := targets.LookupKind(spec.Kind); !kind.Launched {
 		return badInput("--target: %s names a deployment that exists already; serve starts one of: %s", spec.Kind, launchedKinds())
 	}
 
@@ -77,7 +77,7 @@ func runServe(st *State, f *serveFlags) error {
 		}
 	}()
 
-	l, err := target.Launch(ctx, spec, target.LaunchOptions{})
+	l, err := targets.Launch(ctx, spec, targets.LaunchOptions{})
 
 	close(started)
 
@@ -126,7 +126,7 @@ func runServe(st *State, f *serveFlags) error {
 func launchedKinds() string {
 	var s string
 
-	for _, k := range target.Kinds() {
+	for _, k := range targets.Kinds() {
 		if !k.Launched {
 			continue
 		}

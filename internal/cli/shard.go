@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/bench"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
-	"github.com/mongobench/mongobench/internal/threshold"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/lab/bench"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // Environment variables that stand for the sharding flags, so that a
@@ -141,7 +141,7 @@ func parseShard(s string) (index, count int, err error) {
 
 // checkShardPlan refuses what a sharded run cannot do: a comparison
 // (variants, targets, rounds), or a workload whose phases cannot be shared.
-func checkShardPlan(sh *bench.Shard, spec *workload.Spec, matrix bool, uri string, targets []target.TargetSpec) error {
+func checkShardPlan(sh *bench.Shard, spec *workload.Spec, matrix bool, uri string, targetList []targets.TargetSpec) error {
 	if sh == nil {
 		return nil
 	}
@@ -152,7 +152,7 @@ func checkShardPlan(sh *bench.Shard, spec *workload.Spec, matrix bool, uri strin
 
 	// A server mongobench starts is the process's own: the shards would
 	// each measure a different one.
-	shared := uri != "" && len(targets) == 0 || len(targets) == 1 && targets[0].Kind == target.KindURI
+	shared := uri != "" && len(targetList) == 0 || len(targetList) == 1 && targetList[0].Kind == targets.KindURI
 	if !shared {
 		return badInput("--shard needs a server every shard reaches: give --uri (or a uri target); a server mongobench starts is each process's own")
 	}

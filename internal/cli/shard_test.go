@@ -17,10 +17,10 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/mongobench/mongobench/internal/bench"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/runlog"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/lab/bench"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/results/runlog"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // runShards runs mongobench run once per shard, concurrently and in-process,

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/runlog"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/results/runlog"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // spliceWorkload is a short run of many intervals against the null server.

@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/mongobench/mongobench/internal/redact"
+	"github.com/mongobench/mongobench/internal/base/redact"
 )
 
 // State is everything a command may take from or give to the operating

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/client"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/engine/client"
+	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
 // studiesDir holds the study library's workloads (docs/studies describes

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/mongobench/mongobench/internal/units"
+	"github.com/mongobench/mongobench/internal/base/units"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // printSummary writes the end-of-run tables: one per measured phase, with

@@ -25,9 +25,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/mongobench/mongobench/internal/pglaunch/pglaunchtest"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/targets/pglaunch/pglaunchtest"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // Bounds of the terminal tests. They are generous because the machine may

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // testServerFlags are the options of `mongobench testserver`.

@@ -5,8 +5,8 @@ import (
 	"io"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
 // printThresholds prints one pass/fail line per threshold, with the

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/verdict"
-	"github.com/mongobench/mongobench/internal/wiretest"
-	"github.com/mongobench/mongobench/internal/workload"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // startNullServer starts an in-process wiretest server on a free loopback

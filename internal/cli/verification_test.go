@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // TestPrintVerification checks the terminal's write verification table of

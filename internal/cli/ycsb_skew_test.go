@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/datagen/ycsbref"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/spec/datagen/ycsbref"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // The skew of the bundled YCSB workloads as the server sees it: the keys

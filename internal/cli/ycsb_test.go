@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/datagen/ycsbref"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/datagen/ycsbref"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // The bundled YCSB workloads are run against the null server, which

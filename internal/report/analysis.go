@@ -4,9 +4,9 @@ import (
 	"strings"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // This file lays out the analysis model (package analysis) for the page:

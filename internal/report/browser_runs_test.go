@@ -15,8 +15,8 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/cli"
 	"github.com/mongobench/mongobench/internal/report"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/wiretest"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // syncBuffer is an io.Writer safe for the command's goroutines.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/atomicfile"
+	"github.com/mongobench/mongobench/internal/base/atomicfile"
 
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // CSV file names written by WriteCSV.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // readCSV reads a CSV file into rows of name → value.

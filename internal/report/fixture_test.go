@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // t0 is when the fixture's run started.
@@ -107,7 +107,7 @@ func fullResult(t *testing.T) *result.Result {
 			},
 		},
 		Target: result.Target{
-			Kind:          target.KindURI,
+			Kind:          targets.KindURI,
 			URI:           "mongodb://bench:xxxxx@db.example:27017/",
 			ServerVersion: "MongoDB 7.0.12 (replica set)",
 			Backend:       "wiredTiger",

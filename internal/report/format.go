@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/units"
+	"github.com/mongobench/mongobench/internal/base/units"
 )
 
 // latencyCell is units.Micros, or a dash when nothing was measured.

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/golden"
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/base/golden"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // Test inputs: a real quickstart run (embedded FerretDB, 5 s) and the

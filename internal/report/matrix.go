@@ -2,7 +2,7 @@ package report
 
 import (
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // crossTarget marks verdicts that compare targets (one variant on several

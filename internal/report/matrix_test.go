@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 func TestMatrixSection(t *testing.T) {

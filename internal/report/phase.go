@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/units"
+	"github.com/mongobench/mongobench/internal/base/units"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // This file builds the view of a measured phase: its tables, time series,

@@ -10,9 +10,9 @@ import (
 	"sort"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/metrics"
-	"github.com/mongobench/mongobench/internal/result"
-	vd "github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
+	vd "github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // This file draws the comparison pictures of a report with several results

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/metrics"
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/threshold"
-	"github.com/mongobench/mongobench/internal/verdict"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // histOf returns the encoded histogram of values (µs).

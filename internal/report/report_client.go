@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // clientView is the section of a run measured through an external client

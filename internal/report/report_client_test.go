@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // TestClientSection checks the section of a run measured through an

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/units"
+	"github.com/mongobench/mongobench/internal/base/units"
 
-	"github.com/mongobench/mongobench/internal/result"
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // serverSources are the sampled sources in the order the page lists them.

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/units"
+	"github.com/mongobench/mongobench/internal/base/units"
 
-	"github.com/mongobench/mongobench/internal/result"
-	"github.com/mongobench/mongobench/internal/target"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // This file turns results into what the page template shows: every figure
@@ -280,7 +280,7 @@ func runMeta(r *result.Result) []field {
 	}
 
 	// The registry of target kinds says what served the load.
-	if k, ok := target.LookupKind(t.Kind); ok {
+	if k, ok := targets.LookupKind(t.Kind); ok {
 		meta = append(meta, field{Label: "Target kind", Value: k.Description})
 	}
 

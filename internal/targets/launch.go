@@ -1,0 +1,507 @@
+package targets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/targets/pglaunch"
+)
+
+// TargetSpec describes one target: where a run's load goes, and for launched
+// targets how the server is configured, so that a run can compare server
+// configurations side by side.
+type TargetSpec struct {
+	// Name labels the target in the matrix of results. Empty means the
+	// label Label derives from the kind and the settings.
+	Name string
+
+	// Kind names a kind of the registry (see Kinds): embedded,
+	// embedded-memory, ferretdb-postgres, mongod or uri.
+	Kind string
+
+	// URI is the connection string of a uri target; other kinds take none.
+	// It may hold a password, so it is never printed as is.
+	URI string
+
+	// Settings are PostgreSQL configuration parameters of a
+	// ferretdb-postgres target, such as synchronous_commit, fsync or
+	// shared_buffers, written to the launched server's postgresql.conf.
+	// Other kinds take none.
+	Settings map[string]string
+
+	// Mongod configures a mongod target; nil means a standalone mongod
+	// from PATH with its default configuration. Other kinds take none.
+	Mongod *MongodSpec
+}
+
+// MongodSpec configures the mongod processes of a mongod target. The zero
+// value is one standalone mongod found on PATH, with mongod's defaults.
+type MongodSpec struct {
+	// Binary is the mongod program to run: a path, or a name looked up in
+	// PATH. Empty means "mongod" from PATH. It comes from the command line
+	// (--target mongod:binary=..., --mongod-binary) or the environment
+	// (MONGOBENCH_MONGOD), never from a workload file, which is data.
+	Binary string
+
+	// StorageEngine is passed as --storageEngine (e.g. "wiredTiger" or
+	// "inMemory"); empty leaves mongod's default, WiredTiger.
+	StorageEngine string
+
+	// Journal, when false, disables journaling with --nojournal. MongoDB 6.1
+	// and later no longer accept --nojournal and refuse to start with it;
+	// nil and true leave journaling at mongod's default (on).
+	Journal *bool
+
+	// CacheSizeGB is passed as --wiredTigerCacheSizeGB when positive (0.25
+	// to 10000); zero leaves mongod's default of about half the RAM.
+	CacheSizeGB float64
+
+	// ReplicaSet is the number of replica set members to launch, all on
+	// this machine; 0 means a standalone mongod. A replica set of one
+	// member is a replica set nonetheless (oplog, transactions, change
+	// streams). Members after the seventh do not vote, as MongoDB requires.
+	ReplicaSet int
+
+	// Args are further command-line arguments for every mongod, appended
+	// after mongobench's own. Arguments that mongobench sets itself
+	// (--dbpath, --port, --bind_ip, --replSet, ...) or that have a field
+	// of their own here are rejected, and so is --fork.
+	Args []string
+}
+
+// ParseTargetFlag parses the value of a --target flag into a TargetSpec:
+// a kind, optionally followed by a colon and comma-separated key=value
+// settings, as in
+//
+//	embedded
+//	embedded-memory
+//	ferretdb-postgres
+//	ferretdb-postgres:synchronous_commit=off,fsync=off
+//	mongod:storage_engine=wiredTiger,journal=false,cache_size_gb=1,binary=/opt/mongod
+//	mongod:replica_set=3,name=rs3
+//	uri:mongodb://host/
+//
+// Among the settings, name=... sets the target's Name; for uri targets it
+// comes first, as in uri:name=prod,mongodb://host/. The settings of a
+// ferretdb-postgres target are PostgreSQL parameters; those of a mongod
+// target are storage_engine, journal, cache_size_gb, replica_set, binary
+// and arg (repeatable, one mongod argument each, e.g. arg=--quiet). Without
+// name=, Name is set to the target's Label, such as
+// "ferretdb-postgres:fsync=off,synchronous_commit=off".
+//
+// The spec is validated as by Validate. An error is a single line that
+// starts with the quoted flag value (its password, if any, masked), so that
+// callers can prefix it with the flag's name.
+func ParseTargetFlag(s string) (TargetSpec, error) {
+	spec, err := parseTargetFlag(s)
+	if err != nil {
+		return TargetSpec{}, fmt.Errorf("%q: %w", displayFlag(s), err)
+	}
+
+	return spec, nil
+}
+
+// parseTargetFlag does ParseTargetFlag's work; its errors lack the flag.
+func parseTargetFlag(s string) (TargetSpec, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return TargetSpec{}, fmt.Errorf("no target given (want %s)", KindList())
+	}
+
+	kind, rest, hasRest := strings.Cut(s, ":")
+	kind = strings.TrimSpace(kind)
+
+	if _, ok := LookupKind(kind); !ok {
+		if strings.Contains(s, "://") {
+			return TargetSpec{}, errors.New("a connection string needs the uri: prefix, as in uri:mongodb://host/")
+		}
+
+		return TargetSpec{}, errUnknownKind(kind)
+	}
+
+	rest = strings.TrimSpace(rest)
+	spec := TargetSpec{Kind: kind}
+
+	switch {
+	case kind == KindURI:
+		if err := parseURIFlag(&spec, rest); err != nil {
+			return TargetSpec{}, err
+		}
+
+	case hasRest && rest == "":
+		return TargetSpec{}, fmt.Errorf("nothing after %q (drop the colon, or add key=value settings)", kind+":")
+
+	case hasRest:
+		if err := parseSettings(&spec, rest); err != nil {
+			return TargetSpec{}, err
+		}
+	}
+
+	if kind == KindMongod && spec.Mongod == nil {
+		spec.Mongod = &MongodSpec{}
+	}
+
+	if err := spec.Validate(); err != nil {
+		return TargetSpec{}, err
+	}
+
+	if spec.Name == "" {
+		spec.Name = spec.Label()
+	}
+
+	return spec, nil
+}
+
+// parseURIFlag fills spec from what follows "uri:": an optional "name=...,"
+// and the connection string.
+func parseURIFlag(spec *TargetSpec, rest string) error {
+	if rest == "" {
+		return errors.New("uri targets need a connection string, as in uri:mongodb://host/")
+	}
+
+	if after, ok := strings.CutPrefix(rest, "name="); ok {
+		name, uri, ok := strings.Cut(after, ",")
+		if !ok {
+			return errors.New("name=... must be followed by a comma and the connection string, as in uri:name=prod,mongodb://host/")
+		}
+
+		if spec.Name = strings.TrimSpace(name); spec.Name == "" {
+			return errors.New("name must not be empty")
+		}
+
+		rest = strings.TrimSpace(uri)
+	}
+
+	if rest == "" {
+		return errors.New("uri targets need a connection string, as in uri:mongodb://host/")
+	}
+
+	spec.URI = rest
+
+	return nil
+}
+
+// parseSettings fills spec from the comma-separated key=value settings of
+// a non-uri flag value.
+func parseSettings(spec *TargetSpec, rest string) error {
+	seen := map[string]bool{}
+
+	kind, _ := LookupKind(spec.Kind)
+
+	setting := kind.setting
+	if setting == nil {
+		setting = errNoSettings
+	}
+
+	for item := range strings.SplitSeq(rest, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return errors.New("empty setting (two commas in a row, or a comma at the end?)")
+		}
+
+		k, v, ok := strings.Cut(item, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+
+		if !ok || k == "" {
+			return fmt.Errorf("setting %q is not key=value", item)
+		}
+
+		if seen[k] && k != "arg" {
+			return fmt.Errorf("setting %q is given twice", k)
+		}
+
+		seen[k] = true
+
+		if v == "" {
+			return fmt.Errorf("setting %q has no value", k)
+		}
+
+		if k == "name" {
+			spec.Name = v
+			continue
+		}
+
+		if err := setting(spec, k, v); err != nil {
+			return err
+		}
+	}
+
+	return nil
+}
+
+// displayFlag returns a --target value fit for an error message: a
+// connection string in it has its password masked.
+func displayFlag(s string) string {
+	if i := strings.Index(s, "mongodb"); i >= 0 && strings.Contains(s[i:], "://") {
+		return s[:i] + redact.URI(s[i:])
+	}
+
+	if strings.Contains(s, "://") {
+		return redact.URI(s)
+	}
+
+	return s
+}
+
+// Validate reports whether the spec describes a target Launch can try, as
+// its kind in the registry checks it: a known kind with only the fields
+// that kind takes, a mongodb:// or mongodb+srv:// connection string,
+// PostgreSQL settings from the allowed list with one-line values, and
+// mongod options from the allowed list within the ranges mongod accepts.
+// It does not look for programs on this machine; Launch does. The error is
+// one line, without the target's name and without the connection string;
+// it is a *FieldError naming the offending field.
+func (t TargetSpec) Validate() error {
+	kind, ok := LookupKind(t.Kind)
+	if !ok {
+		return errUnknownKind(t.Kind)
+	}
+
+	return kind.validate(t)
+}
+
+// Label returns the target's label in the matrix: Name if set, otherwise
+// the kind followed by its settings in the --target syntax, e.g.
+// "ferretdb-postgres:fsync=off,synchronous_commit=off" or
+// "mongod:journal=false,replica_set=3". A uri target's label shows its
+// connection string with the password masked.
+func (t TargetSpec) Label() string {
+	if t.Name != "" {
+		return t.Name
+	}
+
+	var settings []string
+
+	switch t.Kind {
+	case KindURI:
+		return KindURI + ":" + redact.URI(t.URI)
+
+	case KindFerretDBPostgres:
+		for _, k := range slices.Sorted(maps.Keys(t.Settings)) {
+			settings = append(settings, k+"="+t.Settings[k])
+		}
+
+	case KindMongod:
+		if t.Mongod != nil {
+			settings = t.Mongod.settings()
+		}
+	}
+
+	if len(settings) == 0 {
+		return t.Kind
+	}
+
+	return t.Kind + ":" + strings.Join(settings, ",")
+}
+
+// settings returns the options that differ from the defaults as key=value
+// strings in the --target syntax, in a fixed order.
+func (m *MongodSpec) settings() []string {
+	var out []string
+
+	if m.StorageEngine != "" {
+		out = append(out, "storage_engine="+m.StorageEngine)
+	}
+
+	if m.Journal != nil {
+		out = append(out, "journal="+strconv.FormatBool(*m.Journal))
+	}
+
+	if m.CacheSizeGB > 0 {
+		out = append(out, "cache_size_gb="+formatGB(m.CacheSizeGB))
+	}
+
+	if m.ReplicaSet > 0 {
+		out = append(out, "replica_set="+strconv.Itoa(m.ReplicaSet))
+	}
+
+	if m.Binary != "" {
+		out = append(out, "binary="+m.Binary)
+	}
+
+	for _, a := range m.Args {
+		out = append(out, "arg="+a)
+	}
+
+	return out
+}
+
+// formatGB formats a size in gigabytes as mongod takes it: "1", "0.5".
+func formatGB(gb float64) string {
+	return strconv.FormatFloat(gb, 'f', -1, 64)
+}
+
+// clone returns a deep copy of t, so that a Launched target's Spec does not
+// change when the caller's maps and slices do.
+func (t TargetSpec) clone() TargetSpec {
+	t.Settings = maps.Clone(t.Settings)
+
+	if t.Mongod != nil {
+		m := *t.Mongod
+		m.Args = slices.Clone(m.Args)
+
+		if m.Journal != nil {
+			j := *m.Journal
+			m.Journal = &j
+		}
+
+		t.Mongod = &m
+	}
+
+	return t
+}
+
+// LaunchOptions tunes Launch. The zero value is ready to use.
+type LaunchOptions struct {
+	// Logger receives progress records about launched servers (where they
+	// live, when they are ready, when they stop) and FerretDB's own log
+	// records, which are plentiful at INFO and DEBUG. Nil discards all.
+	Logger *slog.Logger
+
+	// TempDir is the parent directory of the launched servers' temporary
+	// directories; empty means os.TempDir(). When mongobench runs as root,
+	// PostgreSQL runs as the postgres user, which must be able to enter
+	// every directory on this path.
+	TempDir string
+}
+
+// Launched is a running target: a server mongobench started for the run,
+// or, for a uri target, an existing deployment that it merely names. Stop it
+// when the run ends. Its methods are safe for concurrent use.
+type Launched struct {
+	// Spec is the target as launched (a copy of what was given to Launch).
+	Spec TargetSpec
+
+	// URI is the connection string to give to Connect. It may hold a
+	// password for uri targets; print redact.URI(URI) instead.
+	URI string
+
+	// Description is a one-line, human-readable account of what serves
+	// the load, fit for printing: it never holds a password.
+	Description string
+
+	// Notes are plain-language caveats about the target for the run's
+	// output, one sentence each.
+	Notes []string
+
+	// MaxPoolSize is the connection pool cap to pass to
+	// ConnectOptions.MaxPoolSize; 0 means the driver's default.
+	MaxPoolSize uint64
+
+	logger   *slog.Logger
+	embedded *Embedded
+	postgres *pglaunch.Server
+	mongod   *mongodCluster
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Launch starts the target spec describes and returns once it accepts
+// connections:
+//
+//   - embedded and embedded-memory start FerretDB in-process on SQLite
+//     (see StartEmbedded);
+//   - ferretdb-postgres launches a private PostgreSQL from the machine's
+//     binaries with spec.Settings (see package pglaunch), then FerretDB
+//     in-process on top of it;
+//   - mongod launches mongod processes from spec.Mongod.Binary or PATH: a
+//     standalone, or a replica set that it initiates and waits for (see
+//     MongodArgs and ReplicaSetConfig);
+//   - uri starts nothing and connects to nothing; the deployment is used as
+//     it is.
+//
+// Launched servers listen on 127.0.0.1 only, on free ports, and keep their
+// data in temporary directories under opts.TempDir. ctx bounds only the
+// start-up: once Launch has returned, the servers run until Stop, so that
+// cancelling the run's context on Ctrl-C does not pull them from under the
+// cleanup. When the start-up fails or ctx is cancelled, Launch stops
+// everything it had started and removes its directories before it returns
+// the error, which is one line without the target's name.
+func Launch(ctx context.Context, spec TargetSpec, opts LaunchOptions) (*Launched, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("launch %s target: %w", spec.Kind, context.Cause(ctx))
+	}
+
+	l := &Launched{Spec: spec.clone(), logger: opts.Logger}
+	if l.logger == nil {
+		l.logger = slog.New(slog.DiscardHandler)
+	}
+
+	kind, _ := LookupKind(spec.Kind) // Validate found it
+
+	err := kind.launch(ctx, l, opts)
+	if err == nil {
+		return l, nil
+	}
+
+	if stopErr := l.Stop(); stopErr != nil {
+		return nil, fmt.Errorf("%w (cleaning up also failed: %s)", err, oneLine(stopErr.Error()))
+	}
+
+	return nil, err
+}
+
+// Label returns the target's label in the matrix; see TargetSpec.Label.
+func (l *Launched) Label() string {
+	return l.Spec.Label()
+}
+
+// Annotate fills in what a launched server cannot tell about itself
+// through the protocol (see Embedded.Annotate); for other targets it
+// returns info unchanged.
+func (l *Launched) Annotate(info ServerInfo) ServerInfo {
+	if l.embedded != nil {
+		return l.embedded.Annotate(info)
+	}
+
+	return info
+}
+
+// Stop stops what Launch started and removes its temporary directories:
+// FerretDB first, then PostgreSQL (fast shutdown, escalating to SIGKILL;
+// see pglaunch.Server.Stop) or the mongod processes (SIGTERM, up to 10
+// seconds' wait, then SIGKILL). It returns only once the processes have
+// been reaped. For a uri target it does nothing. Stop is idempotent and
+// safe to call concurrently, e.g. from a signal handler while the run's
+// own cleanup also calls it: later calls wait for the first one and return
+// its result.
+func (l *Launched) Stop() error {
+	l.stopOnce.Do(func() {
+		var errs []error
+
+		if l.embedded != nil {
+			if err := l.embedded.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+
+		if l.postgres != nil {
+			if err := l.postgres.Stop(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+
+		if l.mongod != nil {
+			if err := l.mongod.stop(true); err != nil {
+				errs = append(errs, err)
+			}
+		}
+
+		l.stopErr = errors.Join(errs...)
+	})
+
+	return l.stopErr
+}
