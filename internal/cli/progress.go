@@ -36,38 +36,6 @@ func newObserver(st *State, quiet bool) runner.Observer {
 	}
 }
 
-// intervalRate sums an interval's operations and documents per second and
-// finds its worst p99, for one-line progress.
-func intervalRate(iv metrics.Interval) (opsPerSec, docsPerSec float64, errs int64, worstP99 float64) {
-	secs := iv.End.Sub(iv.Start).Seconds()
-
-	var ops, docs int64
-
-	for _, o := range iv.Ops {
-		if o.Unit != "" {
-			continue // made of the operations, counted there
-		}
-
-		ops += o.Count
-		docs += o.Docs
-
-		for _, n := range o.Errors {
-			errs += n
-		}
-
-		if o.Count > 0 {
-			worstP99 = max(worstP99, metrics.Summarize(o.Hist).P99)
-		}
-	}
-
-	if secs > 0 {
-		opsPerSec = float64(ops) / secs
-		docsPerSec = float64(docs) / secs
-	}
-
-	return opsPerSec, docsPerSec, errs, worstP99
-}
-
 // lineObserver prints one status line per interval.
 type lineObserver struct {
 	w      io.Writer
@@ -90,7 +58,8 @@ func (o *lineObserver) Warmup(p runner.Phase, remaining time.Duration) {
 }
 
 func (o *lineObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed time.Duration) {
-	ops, docs, errs, p99 := intervalRate(iv)
+	r := iv.Rate()
+	ops, docs, errs, p99 := r.OpsPerSec, r.DocsPerSec, r.Errors, r.WorstP99
 
 	if p.Docs > 0 {
 		for _, op := range iv.Ops {
@@ -197,7 +166,8 @@ func (o *barObserver) Warmup(_ runner.Phase, remaining time.Duration) {
 }
 
 func (o *barObserver) Interval(p runner.Phase, iv metrics.Interval, elapsed time.Duration) {
-	ops, docs, errs, p99 := intervalRate(iv)
+	r := iv.Rate()
+	ops, docs, errs, p99 := r.OpsPerSec, r.DocsPerSec, r.Errors, r.WorstP99
 
 	switch {
 	case p.Docs > 0:
