@@ -267,10 +267,8 @@ func throughClient(c *result.Client) string {
 
 	out := " through " + c.Stack
 
-	for _, lib := range []string{"mongoose", "mongoengine", "mongodb", "pymongo"} {
-		if v := c.Versions[lib]; v != "" {
-			return out + " (" + lib + " " + v + ")"
-		}
+	if lib, v := client.TitleVersion(c.Versions); v != "" {
+		return out + " (" + lib + " " + v + ")"
 	}
 
 	return out

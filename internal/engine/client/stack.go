@@ -49,6 +49,11 @@ type Stack struct {
 	// Describe says in a few words what the stack is, for `mongobench
 	// clients`.
 	Describe string
+
+	// Library is the library (a key of the adapter's reported versions)
+	// whose version names the stack in a results table's title: the ODM
+	// for an ODM stack, the driver otherwise.
+	Library string
 }
 
 // KindGap is an operation kind a stack cannot express, and why.
@@ -106,6 +111,40 @@ func Lookup(name string) (Stack, bool) {
 	}
 
 	return Stack{}, false
+}
+
+// Libraries lists the libraries whose version names a stack, ODMs first:
+// an ODM's adapter reports the driver beneath it too, and the ODM is what
+// the user chose. Each library appears once, in registry order.
+func Libraries() []string {
+	var odm, other []string
+
+	for _, s := range Stacks() {
+		switch {
+		case slices.Contains(odm, s.Library) || slices.Contains(other, s.Library):
+		case s.ODM:
+			odm = append(odm, s.Library)
+		default:
+			other = append(other, s.Library)
+		}
+	}
+
+	return append(odm, other...)
+}
+
+// TitleVersion returns the library that names a run's client stack and its
+// version, from the versions its adapter reported; empty when none of them
+// is known. It goes by the reported libraries, not the stack's name, so
+// that a results file of a stack since renamed or removed still says what
+// ran.
+func TitleVersion(versions map[string]string) (library, version string) {
+	for _, lib := range Libraries() {
+		if v := versions[lib]; v != "" {
+			return lib, v
+		}
+	}
+
+	return "", ""
 }
 
 // External reports whether name is an external stack (anything but go or

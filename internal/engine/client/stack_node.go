@@ -22,8 +22,8 @@ func nodeFamily() *Family {
 // nodeStacks are the stacks the Node.js adapter runs.
 func nodeStacks(f *Family) []Stack {
 	return []Stack{
-		{Name: "node-driver", Family: f, Describe: "the official Node.js driver (mongodb)"},
-		{Name: "node-mongoose", Family: f, ODM: true, Describe: "Mongoose models, hydrated documents"},
-		{Name: "node-mongoose-lean", Family: f, ODM: true, Describe: "Mongoose models, queries with .lean()"},
+		{Name: "node-driver", Family: f, Describe: "the official Node.js driver (mongodb)", Library: "mongodb"},
+		{Name: "node-mongoose", Family: f, ODM: true, Describe: "Mongoose models, hydrated documents", Library: "mongoose"},
+		{Name: "node-mongoose-lean", Family: f, ODM: true, Describe: "Mongoose models, queries with .lean()", Library: "mongoose"},
 	}
 }

@@ -26,9 +26,9 @@ func pythonFamily() *Family {
 // pythonStacks are the stacks the Python adapter runs.
 func pythonStacks(f *Family) []Stack {
 	return []Stack{
-		{Name: "python-pymongo", Family: f, Describe: "PyMongo"},
+		{Name: "python-pymongo", Family: f, Describe: "PyMongo", Library: "pymongo"},
 		{
-			Name: "python-mongoengine", Family: f, ODM: true, Describe: "MongoEngine documents",
+			Name: "python-mongoengine", Family: f, ODM: true, Describe: "MongoEngine documents", Library: "mongoengine",
 			Without: []KindGap{{Kind: "replaceOne", Why: "MongoEngine has no replace of a whole document"}},
 		},
 	}
