@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -79,19 +78,19 @@ sharded run.`,
 
 	fl := c.Flags()
 	fl.IntVar(&f.shards, "shards", 0, "number of shards, one pod each (required)")
-	fl.StringVar(&f.image, "image", "mongobench:latest", "mongobench container image")
+	fl.StringVar(&f.image, "image", kube.DefaultImage, "mongobench container image")
 	fl.StringVar(&f.name, "name", "", "prefix of the objects' names (default: the workload's name)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "namespace written into the objects (default: kubectl's current one)")
 	fl.StringVar(&f.uri, "uri", "", "connection string to put into the Secret (refused if it holds a password; default: the Secret exists)")
 	fl.StringVar(&f.uriSecret, "uri-secret", "", "Secret the pods read the connection string from (default NAME-uri)")
-	fl.StringVar(&f.uriKey, "uri-secret-key", "uri", "key of the connection string in that Secret")
+	fl.StringVar(&f.uriKey, "uri-secret-key", kube.DefaultURIKey, "key of the connection string in that Secret")
 	fl.StringVar(&f.resultsClaim, "results-claim", "", "existing PersistentVolumeClaim for the results files (default: make NAME-results)")
-	fl.StringVar(&f.resultsSize, "results-size", "1Gi", "size of the results claim mongobench makes")
+	fl.StringVar(&f.resultsSize, "results-size", kube.DefaultResultsSize, "size of the results claim mongobench makes")
 	fl.StringVar(&f.storageClass, "storage-class", "", "storage class of that claim; it must offer ReadWriteMany (default: the cluster's default class)")
 	fl.StringVar(&f.cpu, "cpu", "", "CPU each shard requests and is limited to, e.g. 2 or 500m (default: none set)")
 	fl.StringVar(&f.memory, "memory", "", "memory each shard requests and is limited to, e.g. 1Gi (default: none set)")
 	fl.StringArrayVar(&f.set, "set", nil, "set a workload parameter for every shard, repeatable: name=value (checked here)")
-	fl.DurationVar(&f.mergeTimeout, "merge-timeout", 24*time.Hour, "how long the merge waits for every shard's results file")
+	fl.DurationVar(&f.mergeTimeout, "merge-timeout", kube.DefaultMergeTimeout, "how long the merge waits for every shard's results file")
 	fl.StringVar(&f.runID, "run-id", "", "directory of this run on the results volume (default: the time now, UTC)")
 
 	c.AddCommand(newKubeWaitCommand(st))
@@ -157,17 +156,7 @@ func runKube(st *State, changed func(string) bool, path string, f *kubeFlags) er
 		MergeTimeout: f.mergeTimeout,
 	}
 
-	if o.Name == "" {
-		o.Name = objectName(compiled.Spec.Name)
-	}
-
-	if o.URISecret == "" {
-		o.URISecret = o.Name + "-uri"
-	}
-
-	if o.RunID == "" {
-		o.RunID = st.Now().UTC().Format("20060102-150405")
-	}
+	o.SetDefaults(compiled.Spec.Name, st.Now())
 
 	if changed("uri") {
 		if err := checkManifestURI(f.uri); err != nil {
@@ -230,24 +219,6 @@ func firstSecretLine(text string) int {
 	}
 
 	return 1
-}
-
-// nameRe matches what a Kubernetes name may not hold.
-var nameRe = regexp.MustCompile(`[^a-z0-9]+`)
-
-// objectName turns a workload name into a name Kubernetes accepts, or
-// "mongobench" when nothing of it is left.
-func objectName(workload string) string {
-	s := strings.Trim(nameRe.ReplaceAllString(strings.ToLower(workload), "-"), "-")
-	if len(s) > kube.MaxNameLen {
-		s = strings.TrimRight(s[:kube.MaxNameLen], "-")
-	}
-
-	if s == "" {
-		return "mongobench"
-	}
-
-	return s
 }
 
 // kubeWaitPoll is how often `kube wait` looks for the files: the merge

@@ -222,17 +222,3 @@ func TestKubeWaitRefusesADirectory(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
-
-func TestObjectName(t *testing.T) {
-	for in, want := range map[string]string{
-		"ycsb-b":                         "ycsb-b",
-		"Kube Demo!":                     "kube-demo",
-		"__":                             "mongobench",
-		strings.Repeat("ab", 40):         strings.Repeat("ab", 27),
-		strings.Repeat("a", 53) + "_bbb": strings.Repeat("a", 53),
-	} {
-		if got := objectName(in); got != want {
-			t.Errorf("objectName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
