@@ -8,6 +8,7 @@ import (
 	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/engine/runner"
 	"github.com/mongobench/mongobench/internal/lab/bench"
+	benchplan "github.com/mongobench/mongobench/internal/lab/plan"
 )
 
 // stateMessages shows a run's messages through the State: lines on
@@ -55,4 +56,25 @@ func ferretDBLogger(st *State) *slog.Logger {
 	}
 
 	return slog.New(slog.NewTextHandler(redact.Writer(st.Stderr), &slog.HandlerOptions{Level: l}))
+}
+
+// planError turns an error of planning a run into the exit code: a request
+// to fix is bad input, its individual problems printed first, one a line;
+// anything else is a failed run.
+func planError(st *State, err error) error {
+	var ie *benchplan.InputError
+	if errors.As(err, &ie) {
+		for _, d := range ie.Details {
+			fmt.Fprintln(st.Stderr, redact.Text(d.Error()))
+		}
+
+		return &exitError{code: ExitBadInput, msg: ie.Msg}
+	}
+
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+
+	return failed("%v", err)
 }

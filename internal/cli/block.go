@@ -47,22 +47,6 @@ func blocksMarkdown(res *result.Result) string {
 	return s.String()
 }
 
-// hasRunBlocks reports whether a single run of spec can end with a
-// comparison block, so that --markdown has something to write: it grows
-// blocks, ranks the operations of its phases (run.compare_operations), or
-// names its figure and runs a sequence.
-func hasRunBlocks(spec *workload.Spec) bool {
-	phases, _ := spec.PhaseList()
-
-	for _, p := range phases {
-		if p.Blocks != nil || spec.Run.CompareOperations || (len(p.Sequence) > 0 && (spec.Run.CompareBy != "" || spec.Run.CompareCost)) {
-			return true
-		}
-	}
-
-	return false
-}
-
 // printFilesBlock prints the comparison block of compare's files: each
 // file (or matrix cell) ranked on the first operation's median latency,
 // from its intervals.

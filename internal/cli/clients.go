@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,9 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mongobench/mongobench/clients"
-	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/engine/client"
-	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/results/result"
 )
 
@@ -193,68 +190,6 @@ func profilePrefix(st *State, name string, f *runFlags) (string, error) {
 	}
 
 	return abs, nil
-}
-
-// clientInstaller returns the installer when a variant runs an external
-// stack, after checking every variant against its stack (--client changes
-// what the workload file said) and that the stacks are installed; nil when
-// every variant runs on go.
-func clientInstaller(st *State, variants []*bench.Compiled, f *runFlags) (*client.Installer, error) {
-	external := false
-
-	for _, v := range variants {
-		if errs := client.Check(v.Spec); len(errs) > 0 {
-			for _, err := range errs {
-				fmt.Fprintln(st.Stderr, redact.Text(err.Error()))
-			}
-
-			return nil, &exitError{code: ExitBadInput, msg: "the workload cannot run with client " + v.Spec.Run.Client}
-		}
-
-		external = external || client.External(v.Spec.Run.Client)
-	}
-
-	if f.clientProfile != "" && !external {
-		return nil, badInput("--client-profile profiles an external client's adapter; this run uses client go (use MONGOBENCH_CPUPROFILE for mongobench itself)")
-	}
-
-	if !external {
-		return nil, nil
-	}
-
-	if f.clientProfile != "" {
-		p, err := profilePrefix(st, variants[0].Spec.Name, f)
-		if err != nil {
-			return nil, err
-		}
-
-		f.clientProfile = p
-	}
-
-	in, err := newInstaller(st)
-	if err != nil {
-		return nil, err
-	}
-
-	// A stack that is not installed is refused now, not after the
-	// server started and the data was loaded.
-	for _, v := range variants {
-		s, ok := client.Lookup(v.Spec.Run.Client)
-		if !ok {
-			continue
-		}
-
-		if _, err := in.Command(context.Background(), s); err != nil {
-			var ni *client.NotInstalledError
-			if errors.As(err, &ni) {
-				return nil, badInput("%v", err)
-			}
-
-			return nil, failed("%v", err)
-		}
-	}
-
-	return in, nil
 }
 
 // throughClient names the external client stack of a run for the table's

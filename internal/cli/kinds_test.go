@@ -152,18 +152,6 @@ func TestMongodBinaryFromFlagAndEnvironment(t *testing.T) {
 			}
 		})
 	}
-
-	specs, err := targetSpecs(&workload.Spec{}, &runFlags{
-		targets:      []string{"mongod:binary=/opt/own,name=own", "mongod:name=default"},
-		mongodBinary: "/opt/flag",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	if specs[0].Mongod.Binary != "/opt/own" || specs[1].Mongod.Binary != "/opt/flag" || specs[1].Name != "default" {
-		t.Errorf("binaries %q, %q (name %q); want the target's own, then the flag's", specs[0].Mongod.Binary, specs[1].Mongod.Binary, specs[1].Name)
-	}
 }
 
 // TestReportRefusesEmptyResults checks that report refuses a results file

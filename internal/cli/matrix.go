@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,102 +11,11 @@ import (
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/workload"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
-	"github.com/mongobench/mongobench/internal/targets"
 )
-
-// compileVariants returns the compiled specs to run: one per variant, or the
-// workload itself, with the command line's overrides applied.
-func compileVariants(path string, w *bench.Compiled, f *runFlags) ([]*bench.Compiled, error) {
-	specs, errs := w.Spec.VariantSpecs()
-	if len(errs) > 0 {
-		return nil, &exitError{code: ExitBadInput, msg: fmt.Sprintf("%s: invalid variants: %v", path, errors.Join(errs...))}
-	}
-
-	if len(specs) == 1 && specs[0] == w.Spec {
-		applyOverrides(w.Spec, f)
-		if err := checkBudget(w.Spec, f); err != nil {
-			return nil, err
-		}
-
-		return []*bench.Compiled{w}, nil
-	}
-
-	out := make([]*bench.Compiled, 0, len(specs))
-
-	for _, s := range specs {
-		s.Seed = w.Spec.Seed
-		applyOverrides(s, f)
-		if err := checkBudget(s, f); err != nil {
-			return nil, err
-		}
-
-		c, errs := bench.Compile(s)
-		if len(errs) > 0 {
-			return nil, &exitError{code: ExitBadInput, msg: fmt.Sprintf("%s: variant %q: %v", path, s.Variant, errors.Join(errs...))}
-		}
-
-		out = append(out, c)
-	}
-
-	return out, nil
-}
-
-// targetSpecs returns the workload's targets followed by the --target
-// flags; none means the default (embedded, or --uri).
-func targetSpecs(spec *workload.Spec, f *runFlags) ([]targets.TargetSpec, error) {
-	var out []targets.TargetSpec
-
-	for _, t := range spec.Targets {
-		out = append(out, t.Target())
-	}
-
-	for _, s := range f.targets {
-		ts, err := targets.ParseTargetFlag(s)
-		if err != nil {
-			return nil, badInput("--target %s", redact.Error(err, s))
-		}
-
-		out = append(out, ts)
-	}
-
-	if f.uri != "" && len(out) > 0 {
-		out = append(out, targets.TargetSpec{Name: targets.KindURI, Kind: targets.KindURI, URI: f.uri})
-	}
-
-	seen := map[string]bool{}
-
-	for i := range out {
-		if out[i].Name == "" {
-			out[i].Name = out[i].Label()
-		}
-
-		if err := out[i].Validate(); err != nil {
-			return nil, badInput("target %q: %s", out[i].Name, redact.Error(err, out[i].URI))
-		}
-
-		if seen[out[i].Name] {
-			return nil, badInput("two targets are named %q; name them (name=... in --target)", out[i].Name)
-		}
-
-		seen[out[i].Name] = true
-	}
-
-	useMongodBinary(out, f.mongodBinary)
-
-	return out, nil
-}
-
-// trialRounds is the number of trial rounds of a run with this many
-// variants and targets: --rounds, run.rounds, trials.rounds, or the default
-// (enough for a confidence interval when something is compared).
-func trialRounds(spec *workload.Spec, f *runFlags, variants, nTargets int) int {
-	return spec.TrialRounds(f.rounds, variants > 1 || nTargets > 1)
-}
 
 // writeMatrixRun saves a matrix run's results, prints its tables and says
 // how it ended: the results of an interrupted or failed matrix are written

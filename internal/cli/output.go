@@ -12,8 +12,6 @@ import (
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/results/runlog"
-	"github.com/mongobench/mongobench/internal/spec/workload"
-	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // stdoutPath is the -o value that sends the output to standard output
@@ -63,22 +61,13 @@ type runOutputs struct {
 	runLog, trials string
 }
 
-// checkRunOutputs runs once the workload and targets are known and before
-// the run starts: flags that do not apply to this run are errors, and every
-// file the run will write is checked and reserved (see outputs), so that a
-// typo in a path, or a second run writing the same file, does not cost the
-// whole run. name is the results file's name without --out. The caller
-// releases the outputs once everything is written.
-func checkRunOutputs(st *State, path, name string, spec *workload.Spec, variants int, targetList []targets.TargetSpec, f *runFlags) (*runOutputs, error) {
-	matrix := variants > 1 || len(targetList) > 1 || trialRounds(spec, f, variants, len(targetList)) > 1
-	if f.markdown != "" && !matrix && !hasRunBlocks(spec) {
-		return nil, badInput("--markdown applies to runs with variants, several targets or several rounds, growth blocks, or a compared sequence (run.compare_by); this run has none of them (use `mongobench compare --markdown` to compare results files)")
-	}
-
-	if err := checkDurationApplies(spec, f); err != nil {
-		return nil, err
-	}
-
+// checkRunOutputs runs once the run is planned (matrix says whether it
+// compares something) and before it starts: every file the run will write
+// is checked and reserved (see outputs), so that a typo in a path, or a
+// second run writing the same file, does not cost the whole run. name is
+// the results file's name without --out. The caller releases the outputs
+// once everything is written.
+func checkRunOutputs(st *State, path, name string, matrix bool, f *runFlags) (*runOutputs, error) {
 	ro := &runOutputs{outputs: newOutputs(st, path), out: f.out}
 	if err := ro.reserveRun(name, matrix, f); err != nil {
 		ro.release()
@@ -222,22 +211,4 @@ func resultsWritten(st *State, out string) {
 	if out != stdoutPath {
 		fmt.Fprintf(st.Stderr, "Results written to %s\n", out)
 	}
-}
-
-// checkDurationApplies refuses --duration on a workload none of whose
-// phases is timed by a duration (they end after max_operations, growth
-// blocks or stages), where it would be silently ignored.
-func checkDurationApplies(spec *workload.Spec, f *runFlags) error {
-	if f.duration <= 0 {
-		return nil
-	}
-
-	phases, _ := spec.PhaseList()
-	for _, p := range phases {
-		if p.Duration > 0 {
-			return nil
-		}
-	}
-
-	return badInput("--duration applies to phases timed by a duration, and no phase of %s is (they end by max_operations, blocks or stages)", spec.Name)
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/engine/client"
 	"github.com/mongobench/mongobench/internal/engine/runner"
 	"github.com/mongobench/mongobench/internal/lab/bench"
+	benchplan "github.com/mongobench/mongobench/internal/lab/plan"
 	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/workload"
@@ -42,8 +44,8 @@ type runFlags struct {
 	clientProfile string   // --client-profile PREFIX
 	shard         shardFlags
 
-	// serverSelection is --server-selection-timeout, or the workload's
-	// run.server_selection_timeout when the flag is not given.
+	// serverSelection is --server-selection-timeout; zero leaves the
+	// workload's run.server_selection_timeout (see package plan).
 	serverSelection time.Duration
 }
 
@@ -228,40 +230,42 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	st.maskValues(w.Spec.SecretValues())
 
-	if f.maxOps > 0 {
-		if err := w.Spec.SetMaxOperations(f.maxOps); err != nil {
-			return badInput("%v", err)
-		}
-	}
-
-	variants, err := compileVariants(path, w, f)
-	if err != nil {
-		return err
-	}
-
-	installer, err := clientInstaller(st, variants, f)
-	if err != nil {
-		return err
-	}
-
 	if err := resolveURIFlag(st, f); err != nil {
 		return err
 	}
 
-	targetList, err := targetSpecs(w.Spec, f)
+	plan, err := benchplan.New(ctx, &benchplan.Request{
+		Path:            path,
+		Workload:        w,
+		Concurrency:     f.concurrency,
+		Duration:        f.duration,
+		MaxOperations:   f.maxOps,
+		Client:          f.client,
+		MinEffect:       f.minEffect,
+		Rounds:          f.rounds,
+		Targets:         f.targets,
+		URI:             f.uri,
+		MongodBinary:    f.mongodBinary,
+		ServerSelection: f.serverSelection,
+		ClientProfile:   f.clientProfile != "",
+		Markdown:        f.markdown != "",
+		Shard:           shard,
+		Getenv:          st.Getenv,
+		Installer:       func() (*client.Installer, error) { return newInstaller(st) },
+	})
 	if err != nil {
-		return err
+		return planError(st, err)
 	}
 
-	if f.serverSelection == 0 {
-		f.serverSelection = w.Spec.Run.ServerSelectionTimeout.D()
+	variants := plan.Variants
+
+	if f.clientProfile != "" {
+		if plan.Options.ClientProfile, err = profilePrefix(st, variants[0].Spec.Name, f); err != nil {
+			return err
+		}
 	}
 
-	if err := expandTargetURIs(st, path, w.Spec, targetList, len(f.targets)); err != nil {
-		return err
-	}
-
-	ro, err := checkRunOutputs(st, path, shardResultsName(w.Spec.Name, shard), w.Spec, len(variants), targetList, f)
+	ro, err := checkRunOutputs(st, path, shardResultsName(w.Spec.Name, shard), plan.Matrix(), f)
 	if err != nil {
 		return err
 	}
@@ -282,30 +286,12 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		defer stopProfile()
 	}
 
-	plan := &bench.Plan{
-		Path:     path,
-		Base:     w.Spec,
-		Variants: variants,
-		Targets:  targetList,
-		Rounds:   trialRounds(w.Spec, f, len(variants), len(targetList)),
-		Options: bench.Options{
-			URI:             f.uri,
-			ServerSelection: f.serverSelection,
-			AllowExisting:   f.allowExisting,
-			KeepDB:          f.keepDB,
-			OwnerKey:        ownerKey,
-			NoExplain:       f.noExplain,
-			StatsInterval:   f.statsInterval,
-			Version:         Version(),
-			Clients:         installer,
-			ClientProfile:   f.clientProfile,
-			Shard:           shard,
-		},
-	}
-
-	if err := checkShardPlan(shard, variants[0].Spec, plan.Matrix(), f.uri, targetList); err != nil {
-		return err
-	}
+	plan.Options.OwnerKey = ownerKey
+	plan.Options.AllowExisting = f.allowExisting
+	plan.Options.KeepDB = f.keepDB
+	plan.Options.NoExplain = f.noExplain
+	plan.Options.StatsInterval = f.statsInterval
+	plan.Options.Version = Version()
 
 	// Named and reserved before the run, so that the run log streams
 	// next to where the results will go, and is said where at once: a
@@ -409,36 +395,6 @@ func writeRunReport(st *State, f *runFlags, out string, res *result.Result) erro
 	fmt.Fprintf(st.Stderr, "Report written to %s\n", html)
 
 	return nil
-}
-
-// applyOverrides applies the command line's overrides to every phase they
-// make sense for: concurrency to closed-loop workers, duration to phases
-// timed by a duration (a trial duration first, the flag over it).
-func applyOverrides(spec *workload.Spec, f *runFlags) {
-	phases, _ := spec.PhaseList()
-
-	if f.maxOps > 0 {
-		_ = spec.SetMaxOperations(f.maxOps) // checked on the base spec by runWorkload
-	}
-
-	if f.client != "" {
-		spec.Run.Client = f.client
-	}
-
-	if f.minEffect != "" {
-		spec.Run.MinEffect = f.minEffect
-	}
-
-	if f.concurrency > 0 {
-		spec.Run.Concurrency = f.concurrency
-
-		for _, p := range phases {
-			p.Concurrency = f.concurrency
-		}
-	}
-
-	spec.SetDuration(spec.Trials.Duration.D())
-	spec.SetDuration(f.duration)
 }
 
 // exitVerdict turns how the run ended into the exit code, with a message.

@@ -13,7 +13,6 @@ import (
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/workload"
 	"github.com/mongobench/mongobench/internal/stats/threshold"
-	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // Environment variables that stand for the sharding flags, so that a
@@ -137,31 +136,6 @@ func parseShard(s string) (index, count int, err error) {
 	}
 
 	return index, count, nil
-}
-
-// checkShardPlan refuses what a sharded run cannot do: a comparison
-// (variants, targets, rounds), or a workload whose phases cannot be shared.
-func checkShardPlan(sh *bench.Shard, spec *workload.Spec, matrix bool, uri string, targetList []targets.TargetSpec) error {
-	if sh == nil {
-		return nil
-	}
-
-	if matrix {
-		return badInput("--shard runs one workload on one target: a comparison (variants, several targets or rounds) cannot be sharded")
-	}
-
-	// A server mongobench starts is the process's own: the shards would
-	// each measure a different one.
-	shared := uri != "" && len(targetList) == 0 || len(targetList) == 1 && targetList[0].Kind == targets.KindURI
-	if !shared {
-		return badInput("--shard needs a server every shard reaches: give --uri (or a uri target); a server mongobench starts is each process's own")
-	}
-
-	if err := sh.CheckShares(spec); err != nil {
-		return badInput("%v", err)
-	}
-
-	return nil
 }
 
 // shardResultsName is the default results file's name stem: the workload's,

@@ -56,33 +56,6 @@ func parseFloat(t *testing.T, s string) float64 {
 	return f
 }
 
-// TestDefaultRoundsGiveAnInterval keeps the default number of rounds of a
-// comparison at or above the least a confidence interval needs.
-func TestDefaultRoundsGiveAnInterval(t *testing.T) {
-	if need := verdict.MinSamples(verdict.Paired, analysis.MatrixAlpha); workload.DefaultRounds < need {
-		t.Errorf("workload.DefaultRounds = %d, fewer than the %d rounds a 95%% CI needs", workload.DefaultRounds, need)
-	}
-
-	spec := &workload.Spec{}
-	for _, tc := range []struct {
-		flag, run, trials int
-		comparison        bool
-		want              int
-	}{
-		{0, 0, 0, true, workload.DefaultRounds},
-		{0, 0, 0, false, 1},
-		{0, 0, 9, true, 9},
-		{0, 7, 9, true, 7},
-		{3, 7, 9, true, 3},
-		{2, 0, 0, false, 2},
-	} {
-		spec.Run.Rounds, spec.Trials.Rounds = tc.run, tc.trials
-		if got := trialRounds(spec, &runFlags{rounds: tc.flag}, 1, map[bool]int{true: 2, false: 1}[tc.comparison]); got != tc.want {
-			t.Errorf("--rounds %d, run.rounds %d, trials.rounds %d: %d rounds, want %d", tc.flag, tc.run, tc.trials, got, tc.want)
-		}
-	}
-}
-
 // TestRunTwoTargetsVerdict runs a workload without variants on two
 // --target uri:… servers, one answering in 1 ms and one in 5 ms, with the
 // default rounds: the rounds must alternate between the targets in ABBA
@@ -300,11 +273,11 @@ func TestRunRoundsField(t *testing.T) {
 		t.Fatal(errs)
 	}
 
-	if got := trialRounds(spec, &runFlags{}, 1, 2); got != 7 {
+	if got := spec.TrialRounds(0, true); got != 7 {
 		t.Errorf("run.rounds 7, trials.rounds 9: %d rounds, want 7", got)
 	}
 
-	if got := trialRounds(spec, &runFlags{rounds: 4}, 1, 2); got != 4 {
+	if got := spec.TrialRounds(4, true); got != 4 {
 		t.Errorf("--rounds 4 over the workload: %d rounds", got)
 	}
 
