@@ -6,9 +6,9 @@
 // every target (embedded, launched or given by URI), apart from the
 // command line that asks for it. Data flows one way: package workload reads
 // and validates a file, package plan turns it and the command line's
-// settings into a Plan, Run executes the plan through package runner and returns a
-// result.Result (completed with the findings and matrix verdicts of package
-// analysis), and package cli writes and prints it. bench never writes to the
+// settings into a Plan, Run executes the plan through package runner and
+// returns a result.Result (completed with the findings and matrix verdicts
+// of package analysis), and package cli writes and prints it. bench never writes to the
 // terminal itself: it reports progress to a runner.Observer and its
 // messages (what it waits for, warnings, what a target is) to Messages, and
 // lets its caller register cleanups for a forced exit.
