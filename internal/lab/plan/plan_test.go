@@ -514,6 +514,10 @@ func TestMongodBinary(t *testing.T) {
 				t.Fatal(err)
 			}
 
+			if len(list) != 3 || list[0].Name != "own" || list[1].Name != "default" || list[2].Name != "embedded" {
+				t.Fatalf("targets %v, want own, default and embedded, named as given", list)
+			}
+
 			for i, tg := range list {
 				got := ""
 				if tg.Mongod != nil {
