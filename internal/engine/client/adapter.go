@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -297,6 +298,11 @@ func (a *Adapter) read(stdout io.Reader) {
 	var err error
 
 	for sc.Scan() {
+		if r, ok := parseReply(sc.Bytes()); ok {
+			a.push(r)
+			continue
+		}
+
 		var r reply
 		if jerr := json.Unmarshal(sc.Bytes(), &r); jerr != nil || r.Type == "" {
 			line := sc.Text()
@@ -429,7 +435,9 @@ type OpsLine struct {
 
 // Begin starts a line for worker, reusing the buffer.
 func (l *OpsLine) Begin(worker int) {
-	l.buf = fmt.Appendf(l.buf[:0], `{"type":"ops","worker":%d,"ops":[`, worker)
+	l.buf = append(l.buf[:0], `{"type":"ops","worker":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(worker), 10)
+	l.buf = append(l.buf, `,"ops":[`...)
 	l.n = 0
 }
 
@@ -440,15 +448,22 @@ func (l *OpsLine) Add(id int, args *op.Args) error {
 		l.buf = append(l.buf, ',')
 	}
 
-	l.buf = fmt.Appendf(l.buf, "[%d,", id)
+	l.buf = append(l.buf, '[')
+	l.buf = strconv.AppendInt(l.buf, int64(id), 10)
+	l.buf = append(l.buf, ',')
 
-	b, err := args.AppendJSON(l.buf)
-	if err != nil {
-		l.buf = l.buf[:mark]
-		return err
+	if b, ok := appendArgs(l.buf, args); ok {
+		l.buf = b
+	} else {
+		b, err := args.AppendJSON(l.buf)
+		if err != nil {
+			l.buf = l.buf[:mark]
+			return err
+		}
+
+		l.buf = b
 	}
 
-	l.buf = b
 	l.buf = append(l.buf, ']')
 	l.n++
 
