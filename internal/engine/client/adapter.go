@@ -132,22 +132,9 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 		return nil, fmt.Errorf("client %s: no command to start its adapter", cfg.Stack.Name)
 	}
 
-	colls, err := collectionsInit(cfg.Spec, cfg.Stack.ODM)
+	init, err := initOf(cfg)
 	if err != nil {
 		return nil, err
-	}
-
-	names := make([]string, len(cfg.Ops))
-	for i, o := range cfg.Ops {
-		names[i] = o.Name()
-	}
-
-	init := initMessage{
-		Type: msgInit, Protocol: ProtocolVersion, Stack: cfg.Stack.Name, URI: cfg.URI, Database: cfg.Database,
-		TimeoutMS: cfg.Spec.Run.Timeout.D().Milliseconds(), Collections: colls, Operations: operationsInit(cfg.Ops, names),
-	}
-	if cfg.Profile != "" {
-		init.Profile = &cfg.Profile
 	}
 
 	log, err := newStderrLog(cfg.LogDir, cfg.Stack.Name, cfg.URI)
@@ -187,20 +174,43 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 		stack: cfg.Stack, cmd: cmd, in: bufio.NewWriterSize(stdin, 1<<16), pipe: stdin,
 		wake: make(chan struct{}, 1), exited: make(chan struct{}), log: log, ids: map[string]int{},
 	}
-	for i, n := range names {
-		a.ids[n] = i
+	for i, o := range cfg.Ops {
+		a.ids[o.Name()] = i
 	}
 
 	// The reader waits for the process once it has read its output: Wait
 	// closes the pipe, so it must not run while the output is read.
 	go a.read(stdout)
 
-	if err := a.handshake(ctx, &init, orDefault(cfg.Handshake, 60*time.Second)); err != nil {
+	if err := a.handshake(ctx, init, orDefault(cfg.Handshake, 60*time.Second)); err != nil {
 		a.Kill()
 		return nil, err
 	}
 
 	return a, nil
+}
+
+// initOf is the init message of cfg.
+func initOf(cfg Config) (*initMessage, error) {
+	colls, err := collectionsInit(cfg.Spec, cfg.Stack.ODM)
+	if err != nil {
+		return nil, err
+	}
+
+	names := make([]string, len(cfg.Ops))
+	for i, o := range cfg.Ops {
+		names[i] = o.Name()
+	}
+
+	init := &initMessage{
+		Type: msgInit, Protocol: ProtocolVersion, Stack: cfg.Stack.Name, URI: cfg.URI, Database: cfg.Database,
+		TimeoutMS: cfg.Spec.Run.Timeout.D().Milliseconds(), Collections: colls, Operations: operationsInit(cfg.Ops, names),
+	}
+	if cfg.Profile != "" {
+		init.Profile = &cfg.Profile
+	}
+
+	return init, nil
 }
 
 // orDefault is d, or def when d is not positive.
@@ -418,11 +428,7 @@ func (a *Adapter) writeFailure(err error) error {
 
 // Phase starts a measured phase of workers closed-loop workers.
 func (a *Adapter) Phase(name string, workers int) error {
-	return a.send(struct {
-		Type    string `json:"type"`
-		Phase   string `json:"phase"`
-		Workers int    `json:"workers"`
-	}{msgPhase, name, workers})
+	return a.send(phaseMessage(name, workers))
 }
 
 // OpsLine builds the ops line of worker from encoded operations: each
@@ -482,9 +488,7 @@ func (a *Adapter) SendOps(l *OpsLine) error {
 // Stop asks the adapter to finish the phase; its stopped reply follows the
 // last done lines.
 func (a *Adapter) Stop() error {
-	return a.send(struct {
-		Type string `json:"type"`
-	}{msgStop})
+	return a.send(typeOnly{msgStop})
 }
 
 // Close ends the adapter: exit, then a kill if it has not exited within
@@ -499,9 +503,7 @@ func (a *Adapter) Close(bound time.Duration) {
 		deadline := time.After(bound)
 
 		go func() {
-			_ = a.send(struct {
-				Type string `json:"type"`
-			}{msgExit})
+			_ = a.send(typeOnly{msgExit})
 			_ = a.pipe.Close()
 		}()
 
