@@ -166,7 +166,7 @@ class Adapter {
   }
 
   waitResults(n) {
-    return this.until((ms) => {
+    return this.until(() => {
       const r = this.results();
       return r.length >= n ? r : undefined;
     }, `${n} results`);

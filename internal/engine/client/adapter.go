@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,22 +132,9 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 		return nil, fmt.Errorf("client %s: no command to start its adapter", cfg.Stack.Name)
 	}
 
-	colls, err := collectionsInit(cfg.Spec, cfg.Stack.ODM)
+	init, err := initOf(cfg)
 	if err != nil {
 		return nil, err
-	}
-
-	names := make([]string, len(cfg.Ops))
-	for i, o := range cfg.Ops {
-		names[i] = o.Name()
-	}
-
-	init := initMessage{
-		Type: msgInit, Protocol: ProtocolVersion, Stack: cfg.Stack.Name, URI: cfg.URI, Database: cfg.Database,
-		TimeoutMS: cfg.Spec.Run.Timeout.D().Milliseconds(), Collections: colls, Operations: operationsInit(cfg.Ops, names),
-	}
-	if cfg.Profile != "" {
-		init.Profile = &cfg.Profile
 	}
 
 	log, err := newStderrLog(cfg.LogDir, cfg.Stack.Name, cfg.URI)
@@ -186,20 +174,43 @@ func Start(ctx context.Context, cfg Config) (*Adapter, error) {
 		stack: cfg.Stack, cmd: cmd, in: bufio.NewWriterSize(stdin, 1<<16), pipe: stdin,
 		wake: make(chan struct{}, 1), exited: make(chan struct{}), log: log, ids: map[string]int{},
 	}
-	for i, n := range names {
-		a.ids[n] = i
+	for i, o := range cfg.Ops {
+		a.ids[o.Name()] = i
 	}
 
 	// The reader waits for the process once it has read its output: Wait
 	// closes the pipe, so it must not run while the output is read.
 	go a.read(stdout)
 
-	if err := a.handshake(ctx, &init, orDefault(cfg.Handshake, 60*time.Second)); err != nil {
+	if err := a.handshake(ctx, init, orDefault(cfg.Handshake, 60*time.Second)); err != nil {
 		a.Kill()
 		return nil, err
 	}
 
 	return a, nil
+}
+
+// initOf is the init message of cfg.
+func initOf(cfg Config) (*initMessage, error) {
+	colls, err := collectionsInit(cfg.Spec, cfg.Stack.ODM)
+	if err != nil {
+		return nil, err
+	}
+
+	names := make([]string, len(cfg.Ops))
+	for i, o := range cfg.Ops {
+		names[i] = o.Name()
+	}
+
+	init := &initMessage{
+		Type: msgInit, Protocol: ProtocolVersion, Stack: cfg.Stack.Name, URI: cfg.URI, Database: cfg.Database,
+		TimeoutMS: cfg.Spec.Run.Timeout.D().Milliseconds(), Collections: colls, Operations: operationsInit(cfg.Ops, names),
+	}
+	if cfg.Profile != "" {
+		init.Profile = &cfg.Profile
+	}
+
+	return init, nil
 }
 
 // orDefault is d, or def when d is not positive.
@@ -297,6 +308,11 @@ func (a *Adapter) read(stdout io.Reader) {
 	var err error
 
 	for sc.Scan() {
+		if r, ok := parseReply(sc.Bytes()); ok {
+			a.push(r)
+			continue
+		}
+
 		var r reply
 		if jerr := json.Unmarshal(sc.Bytes(), &r); jerr != nil || r.Type == "" {
 			line := sc.Text()
@@ -412,11 +428,7 @@ func (a *Adapter) writeFailure(err error) error {
 
 // Phase starts a measured phase of workers closed-loop workers.
 func (a *Adapter) Phase(name string, workers int) error {
-	return a.send(struct {
-		Type    string `json:"type"`
-		Phase   string `json:"phase"`
-		Workers int    `json:"workers"`
-	}{msgPhase, name, workers})
+	return a.send(phaseMessage(name, workers))
 }
 
 // OpsLine builds the ops line of worker from encoded operations: each
@@ -429,7 +441,9 @@ type OpsLine struct {
 
 // Begin starts a line for worker, reusing the buffer.
 func (l *OpsLine) Begin(worker int) {
-	l.buf = fmt.Appendf(l.buf[:0], `{"type":"ops","worker":%d,"ops":[`, worker)
+	l.buf = append(l.buf[:0], `{"type":"ops","worker":`...)
+	l.buf = strconv.AppendInt(l.buf, int64(worker), 10)
+	l.buf = append(l.buf, `,"ops":[`...)
 	l.n = 0
 }
 
@@ -440,15 +454,22 @@ func (l *OpsLine) Add(id int, args *op.Args) error {
 		l.buf = append(l.buf, ',')
 	}
 
-	l.buf = fmt.Appendf(l.buf, "[%d,", id)
+	l.buf = append(l.buf, '[')
+	l.buf = strconv.AppendInt(l.buf, int64(id), 10)
+	l.buf = append(l.buf, ',')
 
-	b, err := args.AppendJSON(l.buf)
-	if err != nil {
-		l.buf = l.buf[:mark]
-		return err
+	if b, ok := appendArgs(l.buf, args); ok {
+		l.buf = b
+	} else {
+		b, err := args.AppendJSON(l.buf)
+		if err != nil {
+			l.buf = l.buf[:mark]
+			return err
+		}
+
+		l.buf = b
 	}
 
-	l.buf = b
 	l.buf = append(l.buf, ']')
 	l.n++
 
@@ -467,9 +488,7 @@ func (a *Adapter) SendOps(l *OpsLine) error {
 // Stop asks the adapter to finish the phase; its stopped reply follows the
 // last done lines.
 func (a *Adapter) Stop() error {
-	return a.send(struct {
-		Type string `json:"type"`
-	}{msgStop})
+	return a.send(typeOnly{msgStop})
 }
 
 // Close ends the adapter: exit, then a kill if it has not exited within
@@ -484,9 +503,7 @@ func (a *Adapter) Close(bound time.Duration) {
 		deadline := time.After(bound)
 
 		go func() {
-			_ = a.send(struct {
-				Type string `json:"type"`
-			}{msgExit})
+			_ = a.send(typeOnly{msgExit})
 			_ = a.pipe.Close()
 		}()
 

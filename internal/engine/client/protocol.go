@@ -80,6 +80,20 @@ type writeConcernInit struct {
 	J *bool `json:"j,omitempty"`
 }
 
+// phaseMessage starts a measured phase of workers closed-loop workers.
+func phaseMessage(name string, workers int) any {
+	return struct {
+		Type    string `json:"type"`
+		Phase   string `json:"phase"`
+		Workers int    `json:"workers"`
+	}{msgPhase, name, workers}
+}
+
+// typeOnly is a message that is its type alone: stop, exit.
+type typeOnly struct {
+	Type string `json:"type"`
+}
+
 // reply is any line the adapter sends; Type says which fields are set.
 type reply struct {
 	Type     string            `json:"type"`

@@ -8,7 +8,7 @@ import (
 	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
-func parseSpec(t *testing.T, yaml string) *workload.Spec {
+func parseSpec(t testing.TB, yaml string) *workload.Spec {
 	t.Helper()
 
 	spec, errs := workload.Parse("w.yaml", []byte(yaml))

@@ -142,6 +142,11 @@ func run(mode string, in io.Reader, out io.Writer) int {
 
 			p.startPhase(m.Workers, mode == "hang")
 		case "ops":
+			if mode == "echo" {
+				p.echo(m.Worker, m.Ops)
+				continue
+			}
+
 			p.mu.Lock()
 			for _, raw := range m.Ops {
 				var entry []json.RawMessage
@@ -242,4 +247,21 @@ func (p *peer) startPhase(workers int, hang bool) {
 			}
 		}()
 	}
+}
+
+// echo answers an ops line with a done line of as many records, each a
+// successful operation of one document.
+func (p *peer) echo(worker int, ops []json.RawMessage) {
+	r := make([][]any, 0, len(ops))
+
+	for _, raw := range ops {
+		var entry []json.RawMessage
+		var id int
+
+		if json.Unmarshal(raw, &entry) == nil && len(entry) == 2 && json.Unmarshal(entry[0], &id) == nil {
+			r = append(r, []any{id, 1000 + len(r), 250000, 1, nil})
+		}
+	}
+
+	p.send(map[string]any{"type": "done", "worker": worker, "r": r})
 }
