@@ -159,7 +159,7 @@ function versionsOf(stack) {
 
 const { EJSON } = require('bson');
 
-const EJSON_ARGS = ['filter', 'document', 'documents', 'update', 'replacement', 'pipeline', 'command', 'indexes'];
+const EJSON_ARGS = ['filter', 'document', 'documents', 'update', 'replacement', 'pipeline'];
 
 // SPEC_ARGS are EJSON arguments whose numbers say what to do (1 or -1 in a
 // sort, 0 or 1 in a projection) rather than values to store or compare;
@@ -261,12 +261,9 @@ function findOptions(a, withLimit) {
   return o;
 }
 
-function indexModels(list) {
-  return (list || []).map((ix) => ({ key: plain(ix.keys), ...plain(ix.options || {}) }));
-}
-
 // driverKinds maps each kind to the MongoDB Node.js driver call of the same
-// name.
+// name. Its keys are the protocol's kinds (KINDS): exactly those mongobench
+// sends (clients/protocol/schema.json).
 const driverKinds = {
   insertOne: (c) => async (a) => {
     await c.insertOne(a.document);
@@ -295,29 +292,32 @@ const driverKinds = {
   replaceOne: (c) => async (a) => updated(await c.replaceOne(a.filter || {}, a.replacement, { upsert: a.upsert === true })),
   deleteOne: (c) => async (a) => (await c.deleteOne(a.filter || {})).deletedCount,
   deleteMany: (c) => async (a) => (await c.deleteMany(a.filter || {})).deletedCount,
-  drop: (c) => async () => {
-    await c.drop();
-    return 0;
-  },
-  createIndexes: (c, ctx) => async (a) => {
-    await c.createIndexes(indexModels(a.indexes || ctx.indexes));
-    return 0;
-  },
-  runCommand: (c, ctx) => async (a) => {
-    if (!a.command) throw new Error('runCommand: the operation has no command argument');
-    await ctx.db.command(a.command, ctx.readPreference ? { readPreference: ctx.readPreference } : {});
-    return 0;
-  },
 };
+
+const KINDS = Object.keys(driverKinds);
+
+// checkOperations refuses, before connecting, an operation of a kind
+// outside the protocol's or without a collection, so that a peer sending
+// more learns so at once with the operation and the kind named, rather
+// than from a half-run phase.
+function checkOperations(operations) {
+  for (const op of operations) {
+    if (!Object.hasOwn(driverKinds, op.kind)) {
+      throw new FatalError(`operation ${JSON.stringify(op.name)}: kind ${op.kind} is not a protocol kind (mongobench sends only ${KINDS.join(', ')})`);
+    }
+    if (typeof op.collection !== 'string' || op.collection === '') {
+      throw new FatalError(`operation ${JSON.stringify(op.name)}: kind ${op.kind} needs a collection`);
+    }
+  }
+}
 
 function updated(r) {
   return (r.modifiedCount || 0) + (r.upsertedCount || 0);
 }
 
 // mongooseKinds maps each kind to the model's idiomatic call; lean adds
-// .lean() to queries so that results stay plain objects. Kinds without an
-// entry (drop, createIndexes, runCommand) are not expressed through a
-// model and are refused at init.
+// .lean() to queries so that results stay plain objects. A kind without an
+// entry would be refused at init; today every protocol kind has one.
 function mongooseKinds(lean) {
   const maybeLean = (q) => (lean ? q.lean() : q);
   return {
@@ -488,9 +488,6 @@ function buildSchema(mongoose, coll, op) {
 // Stacks: connect, bind operations, close.
 
 async function openDriverStack(init, opts) {
-  for (const op of init.operations) {
-    if (!driverKinds[op.kind]) throw new FatalError(`operation ${JSON.stringify(op.name)}: kind ${op.kind} is not known to the node-driver stack`);
-  }
   const { MongoClient } = require('mongodb');
   const client = new MongoClient(init.uri, opts);
   await client.connect();
@@ -503,9 +500,7 @@ async function openDriverStack(init, opts) {
     const wc = writeConcernOf(op.write_concern);
     if (wc) collOpts.writeConcern = wc;
     if (op.read_preference) collOpts.readPreference = op.read_preference;
-    const c = op.collection ? db.collection(op.collection, collOpts) : null;
-    const coll = (init.collections || []).find((x) => x.name === op.collection);
-    calls.set(op.id, bind(c, { db, indexes: coll ? coll.indexes : [], readPreference: op.read_preference }));
+    calls.set(op.id, bind(db.collection(op.collection, collOpts)));
   }
   return { calls, close: () => client.close() };
 }
@@ -519,7 +514,6 @@ async function openMongooseStack(init, opts, lean) {
     if (!kinds[op.kind]) {
       throw new FatalError(`operation ${JSON.stringify(op.name)}: kind ${op.kind} cannot be expressed on the ${init.stack} stack (Mongoose models have no idiomatic call for it)`);
     }
-    if (!op.collection) throw new FatalError(`operation ${JSON.stringify(op.name)}: kind ${op.kind} needs a collection`);
   }
   const conn = mongoose.createConnection(init.uri, {
     ...opts,
@@ -833,6 +827,7 @@ class Adapter {
     if (msg.protocol !== PROTOCOL) throw new FatalError(`protocol ${msg.protocol} is not supported (this adapter speaks ${PROTOCOL})`);
     if (msg.stack !== this.stack) throw new FatalError(`init asks for stack ${msg.stack} but the adapter was started with --stack ${this.stack}`);
     if (!Array.isArray(msg.operations)) throw new FatalError('init has no operations list');
+    checkOperations(msg.operations);
     if (msg.profile) this.profile = new CpuProfile(msg.profile);
     let stack;
     try {

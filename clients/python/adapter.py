@@ -39,12 +39,13 @@ FLUSH_INTERVAL_S = 0.05
 # documents, and the results file only needs enough to tell errors apart.
 MAX_MESSAGE = 500
 
-# Operation kinds of the protocol. Both stacks are told apart by which of
-# them they can bind; a kind outside this list is a protocol error.
+# Operation kinds of the protocol: exactly those mongobench sends
+# (clients/protocol/schema.json). A kind outside this list is refused at init
+# with a fatal naming it, so that a peer sending more learns so at once
+# rather than from a half-run phase.
 KINDS = (
     "insertOne", "insertMany", "findOne", "find", "countDocuments", "aggregate",
     "updateOne", "updateMany", "replaceOne", "deleteOne", "deleteMany",
-    "drop", "createIndexes", "runCommand",
 )
 
 
@@ -290,8 +291,6 @@ class PyMongoStack:
                 write_concern=WriteConcern(**wc) if wc is not None else None,
                 read_preference=rp,
             )
-        db = self._db
-
         def insert_one(a):
             coll.insert_one(a["document"])
             return 1
@@ -349,40 +348,15 @@ class PyMongoStack:
         def delete_many(a):
             return coll.delete_many(a.get("filter") or {}).deleted_count
 
-        def drop(_a):
-            coll.drop()
-            return 0
-
-        indexes = op.get("indexes")
-
-        def create_indexes(_a):
-            coll.create_indexes(index_models(indexes))
-            return 0
-
-        def run_command(a):
-            if a.get("command") is None:
-                raise Unsupported("runCommand needs a command argument")
-            db.command(a["command"])
-            return 0
-
         table = {
             "insertOne": insert_one, "insertMany": insert_many, "findOne": find_one, "find": find,
             "countDocuments": count_documents, "aggregate": aggregate, "updateOne": update_one,
             "updateMany": update_many, "replaceOne": replace_one, "deleteOne": delete_one,
-            "deleteMany": delete_many, "drop": drop, "createIndexes": create_indexes, "runCommand": run_command,
+            "deleteMany": delete_many,
         }
-        if kind == "createIndexes" and not indexes:
-            raise InitError(f"operation {op.get('name')!r} (createIndexes) has no indexes in init")
-        if kind != "runCommand" and coll is None:
+        if coll is None:
             raise InitError(f"operation {op.get('name')!r} ({kind}) names no collection")
         return table[kind]
-
-
-def index_models(indexes):
-    """Turns the protocol's index list into PyMongo IndexModels."""
-    from pymongo import IndexModel
-
-    return [IndexModel(list(ix["keys"].items()), **(ix.get("options") or {})) for ix in indexes]
 
 
 def client_options(init: dict) -> dict:
@@ -441,11 +415,9 @@ class MongoEngineStack:
     def bind(self, op: dict):
         kind = op["kind"]
         name = op.get("name")
-        if kind in ("drop", "createIndexes", "runCommand", "replaceOne"):
-            why = {
-                "replaceOne": "MongoEngine's QuerySet has no replace",
-            }.get(kind, "an ODM stack runs only document operations")
-            raise InitError(f"operation {name!r} ({kind}): python-mongoengine cannot express {kind} ({why})")
+        if kind == "replaceOne":
+            raise InitError(f"operation {name!r} ({kind}): python-mongoengine cannot express {kind} "
+                            "(MongoEngine's QuerySet has no replace)")
         model = self._models.get(op.get("collection"))
         if model is None:
             raise InitError(f"operation {name!r} ({kind}): collection {op.get('collection')!r} has no schema in init")
@@ -954,6 +926,11 @@ class Session:
         self.bound = {}
         self.phase = None
         self.phase_lock = threading.Lock()
+        # Set once the control loop has handled init (ready or fatal). The
+        # reader waits for it after passing init on: mongobench may send the
+        # phase line right behind init without waiting for ready, and the
+        # reader can make that phase only once the operations are bound.
+        self.init_done = threading.Event()
         self.profiles = None
         self.redact = lambda s: s
 
@@ -978,6 +955,10 @@ class Session:
                 msg = self.loads(line.decode("utf-8"))
             except Exception as exc:
                 self.control.put(("bad", f"unreadable request line: {exc}", received))
+                continue
+            if msg.get("type") == "init" and not self.init_done.is_set():
+                self.control.put(("msg", msg, received))
+                self.init_done.wait()
                 continue
             if msg.get("type") == "phase" and self.stack is not None:
                 # Made here, before the next line is read, so that the
@@ -1013,7 +994,10 @@ class Session:
         what, msg, _ = self.control.get()
         if what != "msg" or msg.get("type") != "init":
             return self.fatal("expected an init message first")
-        code = self.init(msg)
+        try:
+            code = self.init(msg)
+        finally:
+            self.init_done.set()
         if code:
             return code
 
@@ -1050,7 +1034,8 @@ class Session:
         try:
             for op in msg.get("operations") or []:
                 if op.get("kind") not in KINDS:
-                    raise InitError(f"operation {op.get('name')!r}: unknown kind {op.get('kind')!r}")
+                    raise InitError(f"operation {op.get('name')!r}: kind {op.get('kind')!r} is not a protocol kind "
+                                    f"(mongobench sends only {', '.join(KINDS)})")
             cls = PyMongoStack if self.stack_name == "python-pymongo" else MongoEngineStack
             self.stack = cls(msg)
             for op in msg.get("operations") or []:

@@ -71,6 +71,47 @@ test.after(async () => {
   if (server) await server.stop();
 });
 
+// foreignKinds returns the invalid fixtures whose init names an operation
+// kind outside the protocol's (kinds mongobench never sends), with it.
+function foreignKinds() {
+  const kinds = read('schema.json').$defs.operation.properties.kind.enum;
+  const out = [];
+  for (const m of read('fixtures/invalid.json').messages) {
+    if (m.direction !== 'request' || m.message.type !== 'init') continue;
+    for (const op of m.message.operations || []) {
+      if (!kinds.includes(op.kind)) out.push({ name: m.name, init: m.message, op });
+    }
+  }
+  return out;
+}
+
+test('the invalid fixtures hold the kinds the adapters once ran', () => {
+  const kinds = new Set(foreignKinds().map((f) => f.op.kind));
+  assert.ok(kinds.has('drop') && kinds.has('runCommand'), [...kinds].join(', '));
+});
+
+for (const stack of STACKS) {
+  for (const f of foreignKinds()) {
+    test(`${stack}: invalid fixture "${f.name}" is a fatal naming the kind`, async () => {
+      const a = new Adapter(stack);
+      try {
+        a.send({ ...f.init, stack, uri: server.uri });
+        a.child.stdin.end();
+        const bound = setTimeout(() => a.child.kill('SIGKILL'), WAIT_MS);
+        const code = await a.exited;
+        clearTimeout(bound);
+        assert.equal(code, 1);
+        assert.deepEqual(a.messages.map((x) => x.type), ['fatal']);
+        const m = a.messages[0];
+        assert.ok(validators.reply(m), ajv.errorsText(validators.reply.errors));
+        assert.ok(m.message.startsWith(`operation ${JSON.stringify(f.op.name)}: kind ${f.op.kind} is not a protocol kind`), m.message);
+      } finally {
+        a.kill();
+      }
+    });
+  }
+}
+
 for (const stack of STACKS) {
   for (const ex of read('fixtures/exchanges.json').exchanges) {
     test(`${stack}: exchange "${ex.name}"`, async () => {

@@ -282,49 +282,6 @@ test('Mongoose hydrates find results into documents unless lean; every stack mat
   }
 });
 
-test('node-driver: drop, createIndexes and runCommand', async () => {
-  const database = uniqueName('mb_admin');
-  await client.db(database).collection('users').insertOne({ name: 'x' });
-  const a = await start('node-driver', {
-    uri: server.uri,
-    database,
-    collections: [{ name: 'users', schema: SCHEMA, indexes: [{ keys: { name: { $numberInt: '1' } }, options: { name: 'by_name', unique: true } }] }],
-    operations: [
-      { kind: 'createIndexes', collection: 'users' },
-      { kind: 'runCommand', collection: null },
-      { kind: 'drop', collection: 'users' },
-      { kind: 'runCommand', collection: null },
-    ],
-  });
-  try {
-    const r1 = await runOps(a, [
-      [0, {}],
-      [0, { indexes: [{ keys: { n: { $numberInt: '-1' } }, options: { name: 'by_n' } }] }],
-    ]);
-    assert.deepEqual(r1.map((x) => [x.docs, x.err]), [[0, null], [0, null]]);
-    // The init's indexes of the collection when the operation has none, and
-    // the operation's own otherwise.
-    const ix = await client.db(database).collection('users').listIndexes().toArray();
-    assert.deepEqual(ix.map((i) => [i.name, i.unique === true]).sort(), [['_id_', false], ['by_n', false], ['by_name', true]]);
-
-    const r = await runOps(a, [
-      [1, { command: ej({ count: 'users' }) }],
-      [2, {}],
-      [3, {}],
-      [1, { command: ej({ noSuchCommand: 1 }) }],
-    ]);
-    assert.deepEqual(r.slice(0, 2).map((x) => [x.docs, x.err]), [[0, null], [0, null]]);
-    assert.match(r[2].err.message, /no command argument/);
-    assert.equal(typeof r[3].err.code, 'number');
-    assert.equal(r[3].err.name, 'MongoServerError');
-    const names = (await client.db(database).listCollections().toArray()).map((c) => c.name);
-    assert.deepEqual(names, []);
-    assert.equal(await a.exit(), 0);
-  } finally {
-    a.kill();
-  }
-});
-
 test('write concern and read preference of an operation are accepted by every stack', async () => {
   for (const stack of STACKS) {
     const database = uniqueName('mb_wc');
