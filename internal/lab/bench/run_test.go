@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/analysis/finish"
 	"github.com/mongobench/mongobench/internal/engine/runner"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/targets"
@@ -153,7 +154,7 @@ func TestRunSingleTrial(t *testing.T) {
 
 // TestRunMatrixInterleaves runs one variant on two targets in two rounds:
 // the trials alternate in ABBA order, and the result is a matrix with the
-// four trials and verdicts comparing the targets.
+// four trials, which the finisher gives verdicts comparing the targets.
 func TestRunMatrixInterleaves(t *testing.T) {
 	a, b := startNull(t), startNull(t)
 	w := compileNullInsert(t)
@@ -195,6 +196,14 @@ func TestRunMatrixInterleaves(t *testing.T) {
 	}
 
 	m := out.Result.Matrix
+	if len(m.Verdicts) != 0 {
+		t.Errorf("bench judged the comparison (%d verdicts): verdicts are the finisher's", len(m.Verdicts))
+	}
+
+	if fin, err := finish.Finish(out.Result, finish.Options{}); err != nil || fin.Status != finish.OK {
+		t.Fatalf("finishing the comparison: %+v, %v", fin, err)
+	}
+
 	if len(m.Trials) != 4 || len(m.Verdicts) == 0 {
 		t.Fatalf("%d trials, %d verdicts", len(m.Trials), len(m.Verdicts))
 	}
