@@ -30,14 +30,14 @@ import (
 type Status int
 
 const (
-	// OK: the run ended and kept its error budget and thresholds (or
+	// OK means the run ended and kept its error budget and thresholds (or
 	// records them without gating, as a shard does).
 	OK Status = iota
-	// Failed: the run did not give a result: it was interrupted or
+	// Failed means the run did not give a result: it was interrupted or
 	// aborted, nothing succeeded, or more operations failed than
 	// run.max_error_rate allows.
 	Failed
-	// ThresholdsFailed: the run gave a result, and a threshold of the
+	// ThresholdsFailed means the run gave a result, and a threshold of the
 	// workload did not hold on it.
 	ThresholdsFailed
 )

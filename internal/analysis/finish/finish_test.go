@@ -334,7 +334,8 @@ func TestFinishAgainFromTheFile(t *testing.T) {
 
 	var lines []string
 	for _, o := range res.Thresholds {
-		lines = append(lines, o.Text[:strings.Index(o.Text, " (")])
+		line, _, _ := strings.Cut(o.Text, " (")
+		lines = append(lines, line)
 	}
 
 	want := []string{
