@@ -168,6 +168,10 @@ func Thresholds(res *result.Result, rules []workload.ThresholdRule) []result.Thr
 func statusOnly(res *result.Result) Outcome {
 	switch res.Status {
 	case result.StatusInterrupted:
+		if strings.HasPrefix(res.StatusReason, "interrupted") {
+			return Outcome{Status: Failed, Reason: "run " + res.StatusReason} // "run interrupted by the user"
+		}
+
 		return Outcome{Status: Failed, Reason: "run interrupted" + because(res.StatusReason)}
 	case result.StatusAborted:
 		return Outcome{Status: Failed, Reason: "run aborted" + because(res.StatusReason)}
