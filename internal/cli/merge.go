@@ -113,9 +113,9 @@ func mergeFiles(st *State, paths []string, out string) error {
 		return failed("merging: %v", err)
 	}
 
-	// Shard 0's thresholds, checked again on the merged figures by the
-	// finisher that finished each shard: a shard does not gate on its
-	// share, the merge does.
+	// The rules shard 0 recorded (in the workload's order), checked on
+	// the merged figures: a shard does not gate on its share, the merge
+	// does.
 	var opts finish.Options
 
 	for _, in := range inputs {
