@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mongobench/mongobench/internal/analysis/finish"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/results/runlog"
@@ -33,6 +34,13 @@ directory beside its results file (results/NAME.trials for results/NAME.json)
 as it runs, and removes it once the results file is written; finish of that
 directory builds a results file of the trials that completed (the trial cut
 short is left out), with the verdicts they allow.
+
+The results are finished as run finishes them: findings, the workload's
+thresholds (in the order and with the limits the run log's end records) and
+the error budget, so finish exits as the run did: 99 when a threshold
+failed, 1 when the run was interrupted or aborted, or its errors were above
+run.max_error_rate. A run log cut short is judged on the intervals it holds
+(its status incomplete is no failure by itself).
 
 The results file goes next to the run log (NAME.json for NAME.runlog.jsonl or
 NAME.trials),
@@ -90,9 +98,23 @@ func finishRunLog(st *State, path, out string) error {
 		return badInput("%v", err)
 	}
 
+	// Finished as run finished it: the same thresholds, verdicts and
+	// exit status.
+	fin, err := finish.Finish(res, finish.Options{})
+	if err != nil {
+		return badInput("%s: %v", path, err)
+	}
+
 	if res, err = result.Sanitize(res); err != nil {
 		return failed("writing results: %v", err)
 	}
+
+	w := st.Stdout
+	if out == stdoutPath {
+		w = st.Stderr
+	}
+
+	printThresholds(w, res.Thresholds)
 
 	if err := writeResults(st, out, res); err != nil {
 		return err
@@ -104,7 +126,7 @@ func finishRunLog(st *State, path, out string) error {
 		fmt.Fprintf(st.Stderr, "Status: %s: %s\n", res.Status, res.StatusReason)
 	}
 
-	return nil
+	return finishedExit(st, fin)
 }
 
 // finishPathFor is where finish writes the results of path without -o: a

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
 
 	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/analysis/finish"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/workload"
@@ -20,7 +20,14 @@ import (
 // writeMatrixRun saves a matrix run's results, prints its tables and says
 // how it ended: the results of an interrupted or failed matrix are written
 // too.
-func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runFlags, outcome *bench.Outcome, out string) error {
+func writeMatrixRun(st *State, base *workload.Spec, f *runFlags, outcome *bench.Outcome, out string) error {
+	// Verdicts and findings come from the finisher, as finish of the
+	// trials directory gives them.
+	fin, err := finish.Finish(outcome.Result, finish.Options{})
+	if err != nil {
+		return failed("finishing the results: %v", err)
+	}
+
 	// Everything below prints or writes the sanitized copy only.
 	res, err := result.Sanitize(outcome.Result)
 	if err != nil {
@@ -64,14 +71,7 @@ func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runF
 		return err
 	}
 
-	switch {
-	case ctx.Err() != nil:
-		return failed("run interrupted; results so far were written")
-	case len(outcome.Failures) > 0:
-		return failed("%s", strings.Join(outcome.Failures, "; "))
-	}
-
-	return nil
+	return finishedExit(st, fin)
 }
 
 // printMatrix writes, per operation and metric, a table of variants ×

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/analysis/finish"
 	"github.com/mongobench/mongobench/internal/results/merge"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/results/runlog"
@@ -27,8 +27,10 @@ percentiles), sums counts, errors and documents, lays the shards' intervals on
 one wall-clock grid (from --start-at when the shards had one), and recomputes
 every percentile, mean and rate from the merged histograms. The merged file
 records the shards it came from; report, report --csv and compare read it like
-any results file. The workload's thresholds are checked on the merged figures
-(exit code 99 when one fails, as for run; a shard does not gate on its share).
+any results file. The merged result is finished as run finishes a run's: the
+workload's thresholds are checked on the merged figures (exit code 99 when one
+fails; a shard does not gate on its share), and a shard that was interrupted
+or aborted, or merged errors above run.max_error_rate, exit with code 1.
 
 Every shard 0..N-1 of the run must be given exactly once. Files of different
 runs are refused with one line naming the file: another workload (spec hash),
@@ -111,16 +113,24 @@ func mergeFiles(st *State, paths []string, out string) error {
 		return failed("merging: %v", err)
 	}
 
-	merged.Findings = analysis.Findings(merged)
+	// The rules shard 0 recorded (in the workload's order), checked on
+	// the merged figures: a shard does not gate on its share, the merge
+	// does.
+	var opts finish.Options
 
 	for _, in := range inputs {
 		if in.Result.Shard.Index != 0 {
 			continue
 		}
 
-		if merged.Thresholds, err = mergedThresholds(merged, in.Result.Thresholds); err != nil {
+		if opts.Rules, err = finish.RulesOf(in.Result); err != nil {
 			return badInput("%s: %v", in.Name, err)
 		}
+	}
+
+	fin, err := finish.Finish(merged, opts)
+	if err != nil {
+		return badInput("%v", err)
 	}
 
 	if merged, err = result.Sanitize(merged); err != nil {
@@ -148,5 +158,5 @@ func mergeFiles(st *State, paths []string, out string) error {
 
 	resultsWritten(st, out)
 
-	return thresholdsVerdict(merged.Thresholds)
+	return finishedExit(st, fin)
 }

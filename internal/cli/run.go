@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mongobench/mongobench/internal/analysis/finish"
 	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/engine/client"
-	"github.com/mongobench/mongobench/internal/engine/runner"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	benchplan "github.com/mongobench/mongobench/internal/lab/plan"
 	"github.com/mongobench/mongobench/internal/report"
@@ -323,10 +323,17 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
 
 	if plan.Matrix() {
-		return writeMatrixRun(ctx, st, w.Spec, f, outcome, out)
+		return writeMatrixRun(st, w.Spec, f, outcome, out)
 	}
 
-	res := outcome.Result // thresholds checked: they are in the run log
+	// Finished as finish and merge finish theirs: findings, thresholds,
+	// the error budget and the exit status in one place.
+	res := outcome.Result
+
+	fin, err := finish.Finish(res, finish.Options{Rules: variants[0].Spec.Thresholds.Rules, FirstError: outcome.FirstError})
+	if err != nil {
+		return failed("finishing the results: %v", err)
+	}
 
 	if res, err = result.Sanitize(res); err != nil { // what is printed is what is saved
 		return failed("writing results: %v", err)
@@ -359,15 +366,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
-	if err := exitVerdict(st, variants[0].Spec, outcome, res); err != nil {
-		return err
-	}
-
-	if shard != nil {
-		return shardThresholds(st, res.Thresholds)
-	}
-
-	return thresholdsVerdict(res.Thresholds)
+	return finishedExit(st, fin)
 }
 
 // resultsPath is --out, or results/<workload>-<UTC timestamp>.json.
@@ -393,80 +392,6 @@ func writeRunReport(st *State, f *runFlags, out string, res *result.Result) erro
 	}
 
 	fmt.Fprintf(st.Stderr, "Report written to %s\n", html)
-
-	return nil
-}
-
-// exitVerdict turns how the run ended into the exit code, with a message.
-func exitVerdict(st *State, spec *workload.Spec, outcome *bench.Outcome, res *result.Result) error {
-	final := outcome.Final
-
-	switch final.Status {
-	case runner.StatusInterrupted:
-		return failed("run interrupted; results so far were written")
-	case runner.StatusAborted:
-		msg := fmt.Sprintf("run aborted: %s", final.Reason)
-		if outcome.FirstError != "" {
-			msg += "\nFirst error: " + outcome.FirstError
-		}
-
-		return failed("%s", msg)
-	}
-
-	var (
-		ok, bad  int64
-		measured bool
-	)
-
-	for _, p := range res.Phases {
-		if p.Excluded {
-			continue
-		}
-
-		measured = true
-
-		for _, o := range p.Operations {
-			if o.Unit != "" {
-				continue // made of the operations, counted there
-			}
-
-			ok += o.Count
-			for _, n := range o.Errors {
-				bad += n
-			}
-		}
-	}
-
-	// A run that measured nothing is no result, whatever the error budget.
-	if ok == 0 && measured {
-		msg := "no operation succeeded in the measured phases"
-		if bad > 0 {
-			msg = fmt.Sprintf("all %d operations failed; no operation succeeded in the measured phases", bad)
-		}
-
-		if outcome.FirstError != "" {
-			msg += "\nFirst error: " + outcome.FirstError
-		}
-
-		return failed("%s", msg)
-	}
-
-	if bad == 0 {
-		return nil
-	}
-
-	rate := float64(bad) / float64(ok+bad)
-	if rate > spec.Run.MaxErrorRate {
-		msg := fmt.Sprintf("%d of %d operations failed (%.2f%%), above the workload's run.max_error_rate of %.2f%%",
-			bad, ok+bad, 100*rate, 100*spec.Run.MaxErrorRate)
-		if outcome.FirstError != "" {
-			msg += "\nFirst error: " + outcome.FirstError
-		}
-
-		return failed("%s", msg)
-	}
-
-	fmt.Fprintf(st.Stderr, "%d operations failed (%.2f%%), within run.max_error_rate\n", bad, 100*rate)
 
 	return nil
 }

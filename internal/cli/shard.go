@@ -8,11 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/lab/bench"
-	"github.com/mongobench/mongobench/internal/results/result"
-	"github.com/mongobench/mongobench/internal/spec/workload"
-	"github.com/mongobench/mongobench/internal/stats/threshold"
 )
 
 // Environment variables that stand for the sharding flags, so that a
@@ -146,33 +142,4 @@ func shardResultsName(name string, sh *bench.Shard) string {
 	}
 
 	return fmt.Sprintf("%s-shard%d-of-%d", name, sh.Index, sh.Count)
-}
-
-// shardThresholds says that a shard's thresholds do not decide its exit
-// code: its figures are its share of the load (its throughput a fraction of
-// the whole); merge checks them on the merged result.
-func shardThresholds(st *State, outcomes []result.ThresholdOutcome) error {
-	if len(outcomes) > 0 {
-		fmt.Fprintln(st.Stderr, "A shard's thresholds describe its share of the load only; 'mongobench merge' checks them on the merged result.")
-	}
-
-	return nil
-}
-
-// mergedThresholds checks, on the merged result, the thresholds shard 0
-// checked on its share: the same operations, phases and conditions.
-func mergedThresholds(merged *result.Result, shard0 []result.ThresholdOutcome) ([]result.ThresholdOutcome, error) {
-	rules := make([]workload.ThresholdRule, 0, len(shard0))
-
-	for _, o := range shard0 {
-		c, err := threshold.Parse(o.Condition)
-		if err != nil {
-			return nil, fmt.Errorf("threshold %q of shard 0: %w", o.Condition, err)
-		}
-
-		c.Limit = o.Limit // the canonical text rounds it
-		rules = append(rules, workload.ThresholdRule{Operation: o.Operation, Phase: o.Phase, Condition: c, Text: o.Condition})
-	}
-
-	return analysis.CheckThresholds(merged, rules), nil
 }

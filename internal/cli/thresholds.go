@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/analysis/finish"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/workload"
 )
@@ -23,15 +23,23 @@ func printThresholds(w io.Writer, outcomes []result.ThresholdOutcome) {
 	}
 }
 
-// thresholdsVerdict is the exit of a run that otherwise succeeded: code 99
-// when a threshold failed.
-func thresholdsVerdict(outcomes []result.ThresholdOutcome) error {
-	n := analysis.ThresholdsFailed(outcomes)
-	if n == 0 {
-		return nil
+// finishedExit is the one place where how a finished result ends
+// (finish.Finish) becomes the exit code, for run, finish and merge alike:
+// 0 for OK, ExitFailed for a run that failed, ExitThresholds when a
+// threshold failed. The outcome's notes go to standard error first.
+func finishedExit(st *State, o finish.Outcome) error {
+	for _, n := range o.Notes {
+		fmt.Fprintln(st.Stderr, n)
 	}
 
-	return &exitError{code: ExitThresholds, msg: fmt.Sprintf("%d of %d thresholds failed", n, len(outcomes))}
+	switch o.Status {
+	case finish.OK:
+		return nil
+	case finish.ThresholdsFailed:
+		return &exitError{code: ExitThresholds, msg: o.Reason}
+	default:
+		return failed("%s", o.Reason)
+	}
 }
 
 // warnMatrixThresholds says that a comparison run does not gate on

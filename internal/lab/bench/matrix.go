@@ -138,8 +138,6 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 		}
 	}
 
-	m.Verdicts = analysis.MatrixVerdicts(m, analysis.JudgingOf(base.Run.MinEffect, base.Run.Reference))
-
 	res.DurationS = time.Since(started).Seconds()
 
 	switch {

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/analysis/finish"
 	"github.com/mongobench/mongobench/internal/engine/runner"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/targets"
@@ -153,7 +156,9 @@ func TestRunSingleTrial(t *testing.T) {
 
 // TestRunMatrixInterleaves runs one variant on two targets in two rounds:
 // the trials alternate in ABBA order, and the result is a matrix with the
-// four trials and verdicts comparing the targets.
+// four trials, which the finisher gives verdicts comparing the targets:
+// the same verdicts as it gives the trials rebuilt from their run logs (as
+// finish of the trials directory does).
 func TestRunMatrixInterleaves(t *testing.T) {
 	a, b := startNull(t), startNull(t)
 	w := compileNullInsert(t)
@@ -167,6 +172,9 @@ func TestRunMatrixInterleaves(t *testing.T) {
 		},
 		Options: options(),
 	}
+
+	trials := filepath.Join(t.TempDir(), "cmp"+TrialsSuffix)
+	plan.Options.TrialLogs = trials
 
 	out, err := Run(context.Background(), plan, rec.hooks())
 	if err != nil {
@@ -195,15 +203,32 @@ func TestRunMatrixInterleaves(t *testing.T) {
 	}
 
 	m := out.Result.Matrix
+	if len(m.Verdicts) != 0 {
+		t.Errorf("bench judged the comparison (%d verdicts): verdicts are the finisher's", len(m.Verdicts))
+	}
+
+	if fin, err := finish.Finish(out.Result, finish.Options{}); err != nil || fin.Status != finish.OK {
+		t.Fatalf("finishing the comparison: %+v, %v", fin, err)
+	}
+
 	if len(m.Trials) != 4 || len(m.Verdicts) == 0 {
 		t.Fatalf("%d trials, %d verdicts", len(m.Trials), len(m.Verdicts))
 	}
 
-	for _, v := range m.Verdicts {
-		if v.Target == analysis.CrossTarget {
-			return
-		}
+	if !slices.ContainsFunc(m.Verdicts, func(v result.MatrixVerdict) bool { return v.Target == analysis.CrossTarget }) {
+		t.Errorf("no verdict compares the targets: %+v", m.Verdicts)
 	}
 
-	t.Errorf("no verdict compares the targets: %+v", m.Verdicts)
+	rebuilt, err := FinishTrials(context.Background(), trials)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := finish.Finish(rebuilt, finish.Options{}); err != nil {
+		t.Fatal(err)
+	}
+
+	if got := rebuilt.Matrix; len(got.Trials) != 4 || !reflect.DeepEqual(got.Verdicts, m.Verdicts) {
+		t.Errorf("finished from the trials' run logs: %d trials, verdicts\n%+v\nthe run's\n%+v", len(got.Trials), got.Verdicts, m.Verdicts)
+	}
 }

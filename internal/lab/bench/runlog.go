@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/analysis"
+	"github.com/mongobench/mongobench/internal/analysis/finish"
 	"github.com/mongobench/mongobench/internal/base/tempdir"
 	"github.com/mongobench/mongobench/internal/engine/runner"
 	"github.com/mongobench/mongobench/internal/results/result"
@@ -192,7 +192,9 @@ func (tl *trialLog) finish(_ context.Context, res *result.Result, rules []worklo
 			return nil, failed("building the results from the run log: %v", err)
 		}
 
-		end.Thresholds = analysis.CheckThresholds(sofar, rules)
+		// The finisher's check, recorded so that finish of the log
+		// reads the rules back in the workload's order.
+		end.Thresholds = finish.Thresholds(sofar, rules)
 	}
 
 	if err := tl.w.Finish(end); err != nil {

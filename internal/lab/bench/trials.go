@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/results/runlog"
 )
@@ -64,7 +62,8 @@ func writeTrialsManifest(dir string, res *result.Result) error {
 
 // FinishTrials rebuilds the results of a comparison that did not end (it
 // was killed) from its trials directory: every trial whose run log is
-// complete, with the verdicts they allow. The result has status
+// complete; the finisher (package finish) gives it the verdicts they
+// allow, as it does a comparison's that ended. The result has status
 // incomplete, its reason saying how many trials it holds and which were
 // left out. A directory without the comparison's description is refused.
 func FinishTrials(ctx context.Context, dir string) (*result.Result, error) {
@@ -112,7 +111,6 @@ func FinishTrials(ctx context.Context, dir string) (*result.Result, error) {
 		return nil, errors.New(dir + ": no trial run log; the comparison ended before its first trial")
 	}
 
-	m.Verdicts = analysis.MatrixVerdicts(m, judgingOf(res.Workload.Spec))
 	res.Status = result.StatusIncomplete
 	res.StatusReason = fmt.Sprintf("the comparison was stopped before its end; rebuilt from %d completed trial(s) in %s", len(m.Trials), dir)
 
@@ -125,21 +123,4 @@ func FinishTrials(ctx context.Context, dir string) (*result.Result, error) {
 	}
 
 	return res, nil
-}
-
-// judgingOf reads run.min_effect and run.reference from a results file's
-// parsed workload (generic JSON), as the comparison judged its verdicts.
-func judgingOf(spec any) analysis.Judging {
-	var w struct {
-		Run struct {
-			MinEffect string `json:"min_effect"`
-			Reference string `json:"reference"`
-		} `json:"run"`
-	}
-
-	if data, err := json.Marshal(spec); err == nil {
-		_ = json.Unmarshal(data, &w) // a workload without them is judged by default
-	}
-
-	return analysis.JudgingOf(w.Run.MinEffect, w.Run.Reference)
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/stats/metrics"
 )
@@ -453,7 +452,10 @@ func strictUnmarshal(data []byte, v any) error {
 
 // Result returns the results of what the builder has read so far: the
 // run's own status when the log's final record was read, status incomplete
-// otherwise. It may be called any number of times, the builder going on
+// otherwise. They are the measured results, as the log records them (with
+// the threshold outcomes its end record holds): findings, thresholds and
+// verdicts are the finisher's (package finish), which run, finish and
+// merge all call on them. It may be called any number of times, the builder going on
 // afterwards.
 func (s *Builder) Result() (*result.Result, error) {
 	h := s.header
@@ -504,8 +506,6 @@ func (s *Builder) Result() (*result.Result, error) {
 	if res.Operations == nil {
 		res.Operations = []result.Operation{}
 	}
-
-	res.Findings = analysis.Findings(res)
 
 	return res, nil
 }
