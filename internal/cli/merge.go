@@ -76,28 +76,21 @@ func mergeFiles(st *State, paths []string, out string) error {
 		return err
 	}
 
-	inputs := make([]merge.Input, 0, len(paths))
+	// Strict: an inconsistent shard is refused, not merged into new
+	// figures. Empty files are allowed: merge says which inputs are no
+	// shards, and a shard killed early merges as far as it got.
+	files, err := readResultsFiles(ctx, st, paths, result.ReadOptions{AllowEmpty: true, Strict: true, Read: readResultOrRunLog})
+	if err != nil {
+		return err
+	}
 
-	for _, path := range paths {
-		res, err := readResultOrRunLog(ctx, path)
-		if ctx.Err() != nil {
-			return failed("interrupted while reading %s; nothing written", path)
-		}
+	if err := files.Err(); err != nil {
+		return badInput("%v; nothing written", err)
+	}
 
-		if err != nil {
-			msg := err.Error()
-			if !strings.Contains(msg, path) {
-				msg = path + ": " + msg
-			}
-
-			return badInput("%s", msg)
-		}
-
-		if errs := res.Check(); len(errs) > 0 {
-			return badInput("%s: inconsistent results file: %v", path, errs[0])
-		}
-
-		inputs = append(inputs, merge.Input{Name: path, Result: res})
+	inputs := make([]merge.Input, 0, len(files.Files))
+	for _, f := range files.Files {
+		inputs = append(inputs, merge.Input{Name: f.Path, Result: f.Result})
 	}
 
 	merged, err := merge.Results(inputs)

@@ -26,6 +26,10 @@ type ReadOptions struct {
 	// Dirs lets a path name a directory, whose results files (*.json)
 	// are read in name order; a directory without any is an error.
 	Dirs bool
+	// AllowEmpty reads a file that holds no measurements (see
+	// CheckContents), for commands that do not show them: merge tells a
+	// shard that measured nothing by its own rules.
+	AllowEmpty bool
 	// Strict makes an inconsistent file (see Check) an error rather than
 	// a warning, for commands that write new results from what they read
 	// (merge).
@@ -85,7 +89,7 @@ func (f *Files) Paths() []string {
 // say the same about them. It reads on after a file that cannot be read,
 // so that one run shows every broken file: those go to Errors, each
 // naming its file. A file that parses but holds nothing to show (see
-// CheckContents) is an error too. A file that is read is checked (see
+// CheckContents) is an error too, unless opts.AllowEmpty. A file that is read is checked (see
 // Check) and a problem reported as a warning, or with opts.Strict as an
 // error; a run that did not complete is a warning.
 //
@@ -116,8 +120,10 @@ func ReadAll(ctx context.Context, paths []string, opts ReadOptions) (*Files, err
 				return out, fmt.Errorf("interrupted while reading %s: %w", path, context.Cause(ctx))
 			}
 
-			if err == nil {
-				err = res.CheckContents()
+			if err == nil && !opts.AllowEmpty {
+				if cerr := res.CheckContents(); cerr != nil {
+					err = fmt.Errorf("results file %s: %w", path, cerr)
+				}
 			}
 
 			if err == nil && opts.Strict {

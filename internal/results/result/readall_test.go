@@ -80,7 +80,7 @@ func TestReadAll(t *testing.T) {
 		t.Errorf("Results() does not follow Files")
 	}
 
-	wantErrs := []string{missing, notJSON + " is not valid JSON", noPhases + ": the file has no phases", "directory " + emptyDir + " holds no results file"}
+	wantErrs := []string{missing, notJSON + " is not valid JSON", "results file " + noPhases + ": the file has no phases", "directory " + emptyDir + " holds no results file"}
 	if len(got.Errors) != len(wantErrs) {
 		t.Fatalf("errors %v, want %d", got.Errors, len(wantErrs))
 	}
@@ -101,6 +101,16 @@ func TestReadAll(t *testing.T) {
 
 	if len(got.Warnings) != 0 {
 		t.Errorf("warnings about good files: %v", got.Warnings)
+	}
+
+	// AllowEmpty reads the file without phases.
+	got, err = ReadAll(context.Background(), []string{noPhases}, ReadOptions{AllowEmpty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if len(got.Files) != 1 || len(got.Errors) != 0 {
+		t.Errorf("AllowEmpty: read %v, errors %v", got.Paths(), got.Errors)
 	}
 
 	// Without Dirs a directory is a path that cannot be read as a file.
