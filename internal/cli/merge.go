@@ -79,14 +79,22 @@ func mergeFiles(st *State, paths []string, out string) error {
 	// Strict: an inconsistent shard is refused, not merged into new
 	// figures. Empty files are allowed: merge says which inputs are no
 	// shards, and a shard killed early merges as far as it got.
-	files, err := readResultsFiles(ctx, st, paths, result.ReadOptions{AllowEmpty: true, Strict: true, Read: readResultOrRunLog})
+	// One file that cannot be read is the error itself, on one line.
+	files, err := result.ReadAll(ctx, paths, result.ReadOptions{AllowEmpty: true, Strict: true, Read: readResultOrRunLog})
 	if err != nil {
-		return err
+		return failed("%v", err)
 	}
 
-	if err := files.Err(); err != nil {
-		return badInput("%v; nothing written", err)
+	switch len(files.Errors) {
+	case 0:
+	case 1:
+		return badInput("%v", files.Errors[0])
+	default:
+		printUnread(st, files.Errors)
+		return badInput("%v; nothing written", files.Err())
 	}
+
+	printReadWarnings(st, files)
 
 	inputs := make([]merge.Input, 0, len(files.Files))
 	for _, f := range files.Files {

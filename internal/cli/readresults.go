@@ -20,15 +20,24 @@ func readResultsFiles(ctx context.Context, st *State, paths []string, opts resul
 		return nil, failed("%v", err)
 	}
 
-	for _, err := range files.Errors {
+	printUnread(st, files.Errors)
+	printReadWarnings(st, files)
+
+	return files, nil
+}
+
+// printUnread prints the files that could not be read, one line each.
+func printUnread(st *State, errs []error) {
+	for _, err := range errs {
 		fmt.Fprintln(st.Stderr, err)
 	}
+}
 
+// printReadWarnings prints the warnings about the files that were read.
+func printReadWarnings(st *State, files *result.Files) {
 	for _, w := range files.Warnings {
 		fmt.Fprintln(st.Stderr, "Warning: "+w)
 	}
-
-	return files, nil
 }
 
 // reportOptions are the report's options for results read from sources:
