@@ -50,8 +50,8 @@ func MatrixVerdicts(m *result.Matrix, j Judging) []result.MatrixVerdict {
 }
 
 // CrossTarget is the Target of verdicts that compare targets rather than
-// variants.
-const CrossTarget = "*"
+// variants; the results contract defines it, as it names their cells.
+const CrossTarget = result.CrossTarget
 
 // compareTrials gives verdicts per operation and metric over the trials of
 // target (all trials when target is empty), comparing the groups that

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -177,13 +174,13 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 }
 
 // readCompareFiles reads every side: a results file, a directory of
-// results files or a comma-separated list of them (repeated runs), printing
-// each file that cannot be read or compared, and warns about files that
-// look inconsistent or incomparable.
+// results files or a comma-separated list of them (repeated runs), with
+// result.ReadAll, which prints each file that cannot be read and warns
+// about files that look inconsistent or did not complete; here the sides
+// are assembled and files that cannot be compared are refused.
 func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysis.File, error) {
 	files := make([]*analysis.File, 0, len(args))
 	bad, total := 0, 0
-	checked := map[*analysis.File]bool{} // sides whose runs were checked as they were read
 
 	report := func(path string, err error) {
 		bad++
@@ -197,48 +194,38 @@ func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysi
 	}
 
 	for _, arg := range args {
-		paths, err := sidePaths(arg)
+		read, err := readResultsFiles(ctx, st, sideList(arg), result.ReadOptions{Dirs: true})
 		if err != nil {
-			total++
-			report(arg, err)
-
-			continue
+			return nil, err
 		}
+
+		total += read.Total
+		bad += len(read.Errors)
 
 		var side *analysis.File
 
-		for _, path := range paths {
-			total++
+		for _, rf := range read.Files {
+			path, res := rf.Path, rf.Result
 
-			res, err := result.Read(ctx, path)
-			if ctx.Err() != nil {
-				return nil, failed("interrupted while reading %s", path)
-			}
-
-			if err == nil && res.Kind() == result.KindMatrix {
-				if len(paths) > 1 {
+			if res.Kind() == result.KindMatrix {
+				if read.Total > 1 {
 					report(path, fmt.Errorf("a comparison's results file is a side of its own (its cells); it cannot be one run of %s", arg))
 					continue
 				}
 
-				var cells []*analysis.File
-
-				if cells, err = analysis.MatrixCells(path, res, func(i int) string { return analysis.Label(len(files) + i) }); err == nil {
-					files = append(files, cells...)
+				cells, err := analysis.MatrixCells(path, res, func(i int) string { return analysis.Label(len(files) + i) })
+				if err != nil {
+					report(path, err)
 					continue
 				}
+
+				files = append(files, cells...)
+
+				continue
 			}
 
-			if err == nil && res.MainPhase() == nil {
-				err = fmt.Errorf("results file %s has no phases", path)
-			}
-
-			if err == nil && len(res.MainPhase().Intervals) == 0 {
-				err = fmt.Errorf("results file %s: main phase %q has no intervals", path, res.MainPhase().Name)
-			}
-
-			if err != nil {
-				report(path, err)
+			if len(res.MainPhase().Intervals) == 0 {
+				report(path, fmt.Errorf("results file %s: main phase %q has no intervals", path, res.MainPhase().Name))
 				continue
 			}
 
@@ -250,8 +237,6 @@ func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysi
 			}
 
 			side.Runs = append(side.Runs, res.MainPhase())
-			checkCompareFile(st, path, res)
-			checked[side] = true
 		}
 	}
 
@@ -260,10 +245,6 @@ func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysi
 	}
 
 	for _, cf := range files {
-		if !checked[cf] {
-			checkCompareFile(st, cf.Path, cf.Res) // a matrix cell
-		}
-
 		if name, base := cf.Res.Workload.Name, files[0].Res.Workload.Name; name != base {
 			fmt.Fprintf(st.Stderr, "Warning: %s (%s) ran workload %q, the baseline %q\n", cf.Label, cf.Path, name, base)
 		}
@@ -305,51 +286,23 @@ func shareOperations(files []*analysis.File) error {
 	return nil
 }
 
-// checkCompareFile warns about a results file that is inconsistent or
-// from a run that did not complete.
-func checkCompareFile(st *State, path string, res *result.Result) {
-	if errs := res.Check(); len(errs) > 0 {
-		fmt.Fprintf(st.Stderr, "Warning: %s is inconsistent (%d problems), compared anyway; first: %v\n", path, len(errs), errs[0])
+// sideList lists the paths of one side of compare: the files of a
+// comma-separated list, else the argument itself (a file, or a directory
+// of results files that result.ReadAll lists).
+func sideList(arg string) []string {
+	if !strings.Contains(arg, ",") {
+		return []string{arg}
 	}
 
-	if res.Status != result.StatusCompleted {
-		fmt.Fprintf(st.Stderr, "Warning: %s is from a run that was %s\n", path, res.Status)
-	}
-}
+	var out []string
 
-// sidePaths lists the results files of one side of compare: the file
-// itself, the results files (*.json) of a directory in name order, or the
-// files of a comma-separated list.
-func sidePaths(arg string) ([]string, error) {
-	if strings.Contains(arg, ",") {
-		var out []string
-
-		for p := range strings.SplitSeq(arg, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
+	for p := range strings.SplitSeq(arg, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
 		}
-
-		return out, nil
 	}
 
-	fi, err := os.Stat(arg)
-	if err != nil || !fi.IsDir() {
-		return []string{arg}, nil //nolint:nilerr // result.Read says what is wrong with a file
-	}
-
-	matches, err := filepath.Glob(filepath.Join(arg, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-
-	if len(matches) == 0 {
-		return nil, fmt.Errorf("directory %s holds no results file (*.json)", arg)
-	}
-
-	sort.Strings(matches)
-
-	return matches, nil
+	return out
 }
 
 // writeCompareText prints the comparison as plain-text tables.

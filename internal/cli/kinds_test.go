@@ -161,7 +161,7 @@ func TestReportRefusesEmptyResults(t *testing.T) {
 
 	files := map[string]*result.Result{
 		"null-phases.json": {Status: result.StatusCompleted, Target: result.Target{Kind: targets.KindEmbedded}},
-		"no-trials.json":   {Status: result.StatusCompleted, Target: result.Target{Kind: result.KindMatrix}, Matrix: &result.Matrix{Rounds: 1}},
+		"no-trials.json":   {Status: result.StatusCompleted, ResultKind: result.KindMatrix, Matrix: &result.Matrix{Rounds: 1}},
 	}
 
 	for name, r := range files {

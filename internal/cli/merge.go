@@ -78,28 +78,29 @@ func mergeFiles(st *State, paths []string, out string) error {
 		return err
 	}
 
-	inputs := make([]merge.Input, 0, len(paths))
+	// Strict: an inconsistent shard is refused, not merged into new
+	// figures. Empty files are allowed: merge says which inputs are no
+	// shards, and a shard killed early merges as far as it got.
+	// One file that cannot be read is the error itself, on one line.
+	files, err := result.ReadAll(ctx, paths, result.ReadOptions{AllowEmpty: true, Strict: true, Read: readResultOrRunLog})
+	if err != nil {
+		return failed("%v", err)
+	}
 
-	for _, path := range paths {
-		res, err := readResultOrRunLog(ctx, path)
-		if ctx.Err() != nil {
-			return failed("interrupted while reading %s; nothing written", path)
-		}
+	switch len(files.Errors) {
+	case 0:
+	case 1:
+		return badInput("%v", files.Errors[0])
+	default:
+		printUnread(st, files.Errors)
+		return badInput("%v; nothing written", files.Err())
+	}
 
-		if err != nil {
-			msg := err.Error()
-			if !strings.Contains(msg, path) {
-				msg = path + ": " + msg
-			}
+	printReadWarnings(st, files)
 
-			return badInput("%s", msg)
-		}
-
-		if errs := res.Check(); len(errs) > 0 {
-			return badInput("%s: inconsistent results file: %v", path, errs[0])
-		}
-
-		inputs = append(inputs, merge.Input{Name: path, Result: res})
+	inputs := make([]merge.Input, 0, len(files.Files))
+	for _, f := range files.Files {
+		inputs = append(inputs, merge.Input{Name: f.Path, Result: f.Result})
 	}
 
 	merged, err := merge.Results(inputs)

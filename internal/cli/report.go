@@ -96,51 +96,20 @@ func writeReport(st *State, paths []string, out, csvDir string) error {
 		}
 	}
 
-	results := make([]*result.Result, 0, len(paths))
-	bad := 0
-
-	for _, path := range paths {
-		res, err := result.Read(ctx, path)
-		if ctx.Err() != nil {
-			return failed("interrupted while reading %s; no report written", path)
-		}
-
-		if err == nil {
-			// A file that parses but holds no measurements ("phases":
-			// null) is refused rather than shown as an empty page.
-			if cerr := res.CheckContents(); cerr != nil {
-				err = fmt.Errorf("results file %s: %w", path, cerr)
-			}
-		}
-
-		if err != nil {
-			bad++
-
-			// ReadFile names the file, except when it cannot be opened.
-			msg := err.Error()
-			if !strings.Contains(msg, path) {
-				msg = path + ": " + msg
-			}
-
-			fmt.Fprintln(st.Stderr, msg)
-
-			continue
-		}
-
-		// As compare does: a hand-edited or damaged file is still
-		// shown, but not without saying so.
-		if errs := res.Check(); len(errs) > 0 {
-			fmt.Fprintf(st.Stderr, "Warning: %s is inconsistent (%d problems), reported anyway; first: %v\n", path, len(errs), errs[0])
-		}
-
-		results = append(results, res)
+	// A file that parses but holds no measurements ("phases": null) is
+	// refused rather than shown as an empty page; a hand-edited or
+	// damaged file is still shown, but not without saying so.
+	files, err := readResultsFiles(ctx, st, paths, result.ReadOptions{})
+	if err != nil {
+		return err
 	}
 
-	if bad > 0 {
-		return badInput("%d of %d results files could not be read; no report written", bad, len(paths))
+	if err := files.Err(); err != nil {
+		return badInput("%v; no report written", err)
 	}
 
-	opts := report.Options{Sources: paths, Generated: st.Now()}
+	results := files.Results()
+	opts := reportOptions(st, files.Paths())
 
 	if out == stdoutPath {
 		if err := renderToStdout(st, opts, results); err != nil {

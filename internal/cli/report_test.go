@@ -189,7 +189,7 @@ func TestReportWarnsOnCorruptHistogram(t *testing.T) {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, stderr)
 	}
 
-	if !strings.Contains(stderr, "Warning: "+damaged+" is inconsistent (") || !strings.Contains(stderr, "reported anyway; first: ") {
+	if !strings.Contains(stderr, "Warning: "+damaged+" is inconsistent (") || !strings.Contains(stderr, "read anyway; first: ") {
 		t.Errorf("no warning about the damaged histogram:\n%s", stderr)
 	}
 

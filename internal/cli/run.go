@@ -13,7 +13,6 @@ import (
 	"github.com/mongobench/mongobench/internal/engine/client"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	benchplan "github.com/mongobench/mongobench/internal/lab/plan"
-	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/workload"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
@@ -385,7 +384,7 @@ func writeRunReport(st *State, f *runFlags, out string, res *result.Result) erro
 	}
 
 	html := reportPathFor(out)
-	opts := report.Options{Sources: []string{out}, Generated: st.Now()}
+	opts := reportOptions(st, []string{out})
 
 	if err := opts.WriteFile(html, []*result.Result{res}); err != nil {
 		return failed("writing the report: %v", err)

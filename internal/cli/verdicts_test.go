@@ -32,14 +32,14 @@ func startNullServer(t *testing.T, delay time.Duration) *wiretest.Server {
 	return srv
 }
 
-// readMatrix reads a comparison run's results file. (result.Check does not
-// know the "matrix" target kind, so readResults cannot be used.)
+// readMatrix reads a comparison run's results file, checked as
+// readResults checks every results file.
 func readMatrix(t *testing.T, path string) *result.Matrix {
 	t.Helper()
 
-	res, err := result.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	res := readResults(t, path)
+	if res.Kind() != result.KindMatrix {
+		t.Fatalf("%s holds a result of kind %q, not a matrix", path, res.Kind())
 	}
 
 	return res.Matrix

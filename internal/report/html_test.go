@@ -14,6 +14,7 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/base/golden"
 	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // Test inputs: a real quickstart run (embedded FerretDB, 5 s) and the
@@ -92,10 +93,43 @@ func TestReportGolden(t *testing.T) {
 	} {
 		t.Run(filepath.Base(tc.golden), func(t *testing.T) {
 			results := readInputs(t, tc.paths...)
-			got := normalize(render(t, Options{Sources: tc.paths, Generated: t0.Add(time.Hour)}, results))
+			got := normalize(render(t, Options{Sources: tc.paths, Generated: t0.Add(time.Hour), DescribeTargetKind: describeKind}, results))
 
 			golden.Check(t, tc.golden, []byte(got))
 		})
+	}
+}
+
+// describeKind is what the commands pass as Options.DescribeTargetKind: the
+// launcher's registry of target kinds.
+func describeKind(kind string) string {
+	if k, ok := targets.LookupKind(kind); ok {
+		return k.Description
+	}
+
+	return ""
+}
+
+// TestTargetKindDescribed: the page describes a target kind only as the
+// caller's describer does; without one, or for a kind it does not know,
+// the page shows the recorded kind and no description.
+func TestTargetKindDescribed(t *testing.T) {
+	results := readInputs(t, fullJSON)
+	kind := results[0].Target.Kind
+	row := "<dt>Target kind</dt><dd>described " + kind + "</dd>"
+
+	page := render(t, Options{DescribeTargetKind: func(k string) string { return "described " + k }}, results)
+	if !strings.Contains(page, row) {
+		t.Errorf("the page lacks %q", row)
+	}
+
+	for name, o := range map[string]Options{
+		"no describer":   {},
+		"kind not known": {DescribeTargetKind: func(string) string { return "" }},
+	} {
+		if page := render(t, o, results); strings.Contains(page, "<dt>Target kind</dt>") {
+			t.Errorf("%s: the page describes the target kind", name)
+		}
 	}
 }
 

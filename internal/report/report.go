@@ -36,6 +36,13 @@ type Options struct {
 	// Generated is shown as the time the report was made; zero leaves it
 	// out (so that the same results always give the same page).
 	Generated time.Time
+
+	// DescribeTargetKind says in one sentence what serves the load for a
+	// target kind a results file names, or "" for a kind it does not
+	// know; the page shows it beside the target. The report does not know
+	// the kinds itself, their registry being the launcher's (the command
+	// passes it in); nil shows no description.
+	DescribeTargetKind func(kind string) string
 }
 
 // WriteFile writes the HTML report of results to path, atomically (see
@@ -184,7 +191,7 @@ func (o Options) newPage(results []*result.Result) (*page, error) {
 
 		labels = append(labels, label)
 
-		v := newRunView(i+1, label, r)
+		v := newRunView(i+1, label, r, o.DescribeTargetKind)
 		p.Runs = append(p.Runs, v)
 		p.Data.Charts = append(p.Data.Charts, v.charts()...)
 

@@ -11,7 +11,6 @@ import (
 	"github.com/mongobench/mongobench/internal/base/units"
 
 	"github.com/mongobench/mongobench/internal/results/result"
-	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // This file turns results into what the page template shows: every figure
@@ -162,7 +161,7 @@ type overviewRow struct {
 }
 
 // newRunView builds the section of results file n (counted from 1).
-func newRunView(n int, label string, r *result.Result) *runView {
+func newRunView(n int, label string, r *result.Result, describe func(string) string) *runView {
 	v := &runView{
 		ID:           fmt.Sprintf("r%d", n),
 		Label:        label,
@@ -187,7 +186,7 @@ func newRunView(n int, label string, r *result.Result) *runView {
 		v.Status = "unknown"
 	}
 
-	v.Meta = runMeta(r)
+	v.Meta = runMeta(r, describe)
 	v.WorkloadSource = r.Workload.Source
 	v.Description, v.WorkloadSpec = specText(r.Workload.Spec)
 
@@ -249,7 +248,7 @@ func modelName(m string) string {
 	return m
 }
 
-func runMeta(r *result.Result) []field {
+func runMeta(r *result.Result, describe func(kind string) string) []field {
 	t := r.Target
 
 	meta := []field{
@@ -279,9 +278,12 @@ func runMeta(r *result.Result) []field {
 		meta = append(meta, field{Label: "Client", Value: c.Stack})
 	}
 
-	// The registry of target kinds says what served the load.
-	if k, ok := targets.LookupKind(t.Kind); ok {
-		meta = append(meta, field{Label: "Target kind", Value: k.Description})
+	// The registry of target kinds, which the caller holds, says what
+	// served the load.
+	if describe != nil && t.Kind != "" {
+		if d := describe(t.Kind); d != "" {
+			meta = append(meta, field{Label: "Target kind", Value: d})
+		}
 	}
 
 	meta = append(meta,

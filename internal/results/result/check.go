@@ -15,9 +15,10 @@ import (
 // problem found (nil if none). It recomputes everything derivable from the
 // histograms and counters, so it catches hand-edited or corrupted files:
 //
-//   - schema version, status and target kind are known values (a target
-//     kind of package target's registry, or KindMatrix exactly when the
-//     result has a matrix), and the target URI carries no password;
+//   - schema version, status and result kind are known values (KindMatrix
+//     exactly when the result has a matrix), a single run's target kind
+//     is a name (the registry of target kinds is the launcher's, not the
+//     contract's), and the target URI carries no password;
 //   - a matrix's trials name its targets, variants and rounds, and each
 //     trial's result passes Check itself;
 //   - every histogram decodes, holds exactly Count values, and the latency

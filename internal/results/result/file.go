@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
 	"github.com/mongobench/mongobench/internal/base/inputfile"
@@ -36,7 +37,7 @@ func Marshal(r *Result) ([]byte, error) {
 	if r == nil {
 		return nil, errors.New("nil result")
 	}
-	out := *r
+	out := withKinds(r)
 	switch out.SchemaVersion {
 	case 0:
 		out.SchemaVersion = SchemaVersion
@@ -107,5 +108,30 @@ func Read(ctx context.Context, path string) (*Result, error) {
 		}
 		return nil, fmt.Errorf("results file %s: %w", path, err)
 	}
+	r.upgrade()
 	return &r, nil
+}
+
+// withKinds returns a shallow copy of r that says its result kind, as do
+// its matrix's trials, and whose matrix names no target kind: what a file
+// is written as. r is not modified.
+func withKinds(r *Result) Result {
+	out := *r
+	out.ResultKind = r.Kind()
+	if out.ResultKind == KindMatrix && out.Target.Kind == legacyMatrixTarget {
+		out.Target.Kind = ""
+	}
+	if r.Matrix == nil {
+		return out
+	}
+	m := *r.Matrix
+	m.Trials = slices.Clone(m.Trials)
+	for i, tr := range m.Trials {
+		if tr.Result != nil {
+			trial := withKinds(tr.Result)
+			m.Trials[i].Result = &trial
+		}
+	}
+	out.Matrix = &m
+	return out
 }

@@ -22,6 +22,7 @@ func FuzzReadFile(f *testing.F) {
 	f.Add([]byte(`{"schema_version": 99}`))
 	f.Add([]byte(`{"schema_version": "1"}`))
 	f.Add([]byte("not json\n"))
+	f.Add([]byte(`{"schema_version": 1, "kind": "matrix", "matrix": {"verdicts": [{"target": "*", "targets": [{"target": "a", "variant": "b"}], "variants": []}]}}`))
 
 	dir := f.TempDir()
 

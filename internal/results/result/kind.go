@@ -3,18 +3,50 @@ package result
 import (
 	"errors"
 	"fmt"
-
-	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // Kind returns what r holds: KindMatrix for a comparison run, KindRun for a
-// single run.
+// single run. It is ResultKind when that is set; a result without one (an
+// older file, or one being built) is a matrix when it has a matrix or when
+// its target kind is the "matrix" older files wrote there.
 func (r *Result) Kind() string {
-	if r.Matrix != nil || r.Target.Kind == KindMatrix {
+	switch {
+	case r.ResultKind != "":
+		return r.ResultKind
+	case r.Matrix != nil || r.Target.Kind == legacyMatrixTarget:
 		return KindMatrix
+	default:
+		return KindRun
+	}
+}
+
+// legacyMatrixTarget is the target kind files written before the result
+// kind field gave a matrix result. Such files read as matrix results (see
+// upgrade); new files leave a matrix's target kind empty, its targets
+// being listed in the matrix.
+const legacyMatrixTarget = KindMatrix
+
+// upgrade brings a result read from an older file to the current form: the
+// result kind is set, and the legacy target kind "matrix" becomes the
+// result kind rather than a target kind. Trials are upgraded too.
+func (r *Result) upgrade() {
+	if r.ResultKind == "" {
+		r.ResultKind = r.Kind()
 	}
 
-	return KindRun
+	if r.ResultKind == KindMatrix && r.Target.Kind == legacyMatrixTarget {
+		r.Target.Kind = ""
+	}
+
+	if r.Matrix == nil {
+		return
+	}
+
+	for _, tr := range r.Matrix.Trials {
+		if tr.Result != nil {
+			tr.Result.upgrade()
+		}
+	}
 }
 
 // CheckContents reports whether r holds measurements that report and
@@ -25,7 +57,7 @@ func (r *Result) CheckContents() error {
 	if r.Kind() == KindMatrix {
 		switch {
 		case r.Matrix == nil:
-			return fmt.Errorf("target kind is %q but the file has no matrix", KindMatrix)
+			return fmt.Errorf("the result's kind is %q but the file has no matrix", KindMatrix)
 		case len(r.Matrix.Trials) == 0:
 			return errors.New("the matrix has no trials")
 		}
@@ -50,19 +82,54 @@ func (r *Result) CheckContents() error {
 	return nil
 }
 
-// checkKind checks the target kind against the result kind: a matrix says
-// KindMatrix, a single run names a registered target kind.
+// checkKind checks the result kind against the contents and the target
+// kind's shape. The contract does not know the target kinds: that
+// registry belongs to the launcher (package targets), and a results file
+// written by a newer mongobench may name a kind this one lacks. It checks
+// only that a single run names its target's kind as a word; a matrix
+// names none (or, in older files, "matrix").
 func (c *checker) checkKind(r *Result) {
+	switch r.ResultKind {
+	case "", KindRun, KindMatrix:
+	default:
+		c.addf("kind %q is not %q or %q", r.ResultKind, KindRun, KindMatrix)
+		return
+	}
+
 	switch {
-	case r.Matrix != nil && r.Target.Kind != KindMatrix:
-		c.addf("target kind %q, but a result with a matrix has kind %q", r.Target.Kind, KindMatrix)
-	case r.Matrix == nil && r.Target.Kind == KindMatrix:
-		c.addf("target kind %q, but the result has no matrix", KindMatrix)
-	case r.Matrix == nil:
-		if _, ok := targets.LookupKind(r.Target.Kind); !ok {
-			c.addf("target kind %q is not %s, nor %q", r.Target.Kind, targets.KindList(), KindMatrix)
+	case r.Matrix == nil && (r.Kind() == KindMatrix || r.Target.Kind == legacyMatrixTarget):
+		c.addf("kind %q, but the result has no matrix", KindMatrix)
+	case r.Kind() == KindRun && r.Matrix != nil:
+		c.addf("kind %q, but the result has a matrix", KindRun)
+	case r.Kind() == KindMatrix:
+		if r.Target.Kind != "" && r.Target.Kind != legacyMatrixTarget {
+			c.addf("target kind %q, but a matrix result names its targets in the matrix", r.Target.Kind)
+		}
+	default:
+		if err := checkName(r.Target.Kind); err != nil {
+			c.addf("target kind: %v", err)
 		}
 	}
+}
+
+// checkName checks that a recorded name (a target kind) has the shape of
+// one: a non-empty word of lower-case letters, digits and inner hyphens,
+// as "ferretdb-postgres".
+func checkName(name string) error {
+	if name == "" {
+		return errors.New("empty")
+	}
+
+	for i, ch := range name {
+		switch {
+		case ch >= 'a' && ch <= 'z', ch >= '0' && ch <= '9':
+		case ch == '-' && i > 0 && i < len(name)-1:
+		default:
+			return fmt.Errorf("%q is not a name (lower-case letters, digits and inner hyphens)", name)
+		}
+	}
+
+	return nil
 }
 
 // checkMatrix checks a matrix's targets and trials; every trial is checked
@@ -71,8 +138,8 @@ func (c *checker) checkMatrix(m *Matrix) {
 	names := map[string]bool{}
 
 	for i, t := range m.Targets {
-		if _, ok := targets.LookupKind(t.Kind); !ok {
-			c.addf("matrix target %d (%s): kind %q is not %s", i, t.Name, t.Kind, targets.KindList())
+		if err := checkName(t.Kind); err != nil {
+			c.addf("matrix target %d (%s): kind: %v", i, t.Name, err)
 		}
 
 		names[t.Name] = true
@@ -100,7 +167,7 @@ func (c *checker) checkMatrix(m *Matrix) {
 			continue
 		}
 
-		if tr.Result.Matrix != nil {
+		if tr.Result.Matrix != nil || tr.Result.ResultKind == KindMatrix {
 			c.addf("%s: a trial cannot hold a matrix", where)
 			continue
 		}

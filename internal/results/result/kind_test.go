@@ -3,8 +3,6 @@ package result
 import (
 	"strings"
 	"testing"
-
-	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // cleanResult is buildResult with its connection string redacted, as
@@ -30,14 +28,16 @@ func matrixOf(trials ...*Result) *Result {
 		m.Trials = append(m.Trials, Trial{Target: name, Variant: "a", Round: 1, Result: tr})
 	}
 
-	return &Result{SchemaVersion: SchemaVersion, Status: StatusCompleted, Target: Target{Kind: KindMatrix}, Matrix: m}
+	return &Result{SchemaVersion: SchemaVersion, ResultKind: KindMatrix, Status: StatusCompleted, Matrix: m}
 }
 
-// TestCheckKinds checks that every target kind of the registry is a valid
-// single-run kind, that a matrix is checked with its trials, and that
-// kinds and contents that do not fit are reported.
+// TestCheckKinds checks that any target kind shaped as a name is a valid
+// single-run kind (the contract does not know the launcher's registry, and
+// a newer mongobench may name kinds this one lacks), that a matrix is
+// checked with its trials, and that kinds and contents that do not fit are
+// reported.
 func TestCheckKinds(t *testing.T) {
-	for _, k := range targets.KindNames() {
+	for _, k := range []string{"uri", "ferretdb-postgres", "a-kind-of-2030"} {
 		r := cleanResult(t)
 		r.Target.Kind = k
 
@@ -51,7 +51,7 @@ func TestCheckKinds(t *testing.T) {
 	}
 
 	a, b := cleanResult(t), cleanResult(t)
-	a.Target.Kind, b.Target.Kind = targets.KindEmbedded, targets.KindEmbeddedMemory
+	a.Target.Kind, b.Target.Kind = "embedded", "embedded-memory"
 
 	m := matrixOf(a, b)
 	if errs := m.Check(); len(errs) != 0 {
@@ -71,16 +71,25 @@ func TestCheckKinds(t *testing.T) {
 		change func(r *Result)
 		want   string
 	}{
-		{"unknown kind", func(r *Result) { r.Target.Kind = "sqlite" }, `target kind "sqlite" is not embedded, embedded-memory, ferretdb-postgres, mongod or uri, nor "matrix"`},
-		{"matrix kind without matrix", func(r *Result) { r.Target.Kind = KindMatrix }, `target kind "matrix", but the result has no matrix`},
-		{"matrix with another kind", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Target.Kind = "uri" }, `target kind "uri", but a result with a matrix has kind "matrix"`},
+		{"empty target kind", func(r *Result) { r.Target.Kind = "" }, `target kind: empty`},
+		{"target kind not a name", func(r *Result) { r.Target.Kind = "Ferret DB" }, `target kind: "Ferret DB" is not a name`},
+		{"target kind ending in a hyphen", func(r *Result) { r.Target.Kind = "uri-" }, `target kind: "uri-" is not a name`},
+		{"unknown result kind", func(r *Result) { r.ResultKind = "sweep" }, `kind "sweep" is not "run" or "matrix"`},
+		{"matrix kind without matrix", func(r *Result) { r.ResultKind = KindMatrix }, `kind "matrix", but the result has no matrix`},
+		{"legacy matrix target kind without matrix", func(r *Result) { r.Target.Kind = KindMatrix }, `kind "matrix", but the result has no matrix`},
+		{"run kind with a matrix", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.ResultKind = KindRun }, `kind "run", but the result has a matrix`},
+		{"matrix naming a target kind", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Target.Kind = "uri" }, `target kind "uri", but a matrix result names its targets in the matrix`},
+		{"trial holding a matrix", func(r *Result) {
+			*r = *matrixOf(cleanResult(t))
+			r.Matrix.Trials[0].Result.ResultKind = KindMatrix
+		}, `matrix trial 0 (uri · a · round 1): a trial cannot hold a matrix`},
 		{"trial of an unknown target", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Matrix.Trials[0].Target = "x" }, `matrix trial 0 (x · a · round 1): target "x" is not among the matrix's targets`},
 		{"trial out of rounds", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Matrix.Trials[0].Round = 2 }, `matrix trial 0 (uri · a · round 2): round 2 is not between 1 and 1`},
 		{"tampered trial", func(r *Result) {
 			*r = *matrixOf(cleanResult(t))
 			r.Matrix.Trials[0].Result.Phases[0].Operations[0].Count++
 		}, "matrix trial 0 (uri · a · round 1): phase 0"},
-		{"matrix target of unknown kind", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Matrix.Targets[0].Kind = "sqlite" }, `matrix target 0 (uri): kind "sqlite" is not`},
+		{"matrix target without a kind", func(r *Result) { *r = *matrixOf(cleanResult(t)); r.Matrix.Targets[0].Kind = "" }, `matrix target 0 (uri): kind: empty`},
 	}
 
 	for _, tt := range tests {
@@ -114,8 +123,9 @@ func TestCheckContents(t *testing.T) {
 		want string
 	}{
 		{"null phases", empty, `the file has no phases ("phases" is empty or null), so there is nothing to show`},
-		{"matrix without trials", &Result{Target: Target{Kind: KindMatrix}, Matrix: &Matrix{}}, "the matrix has no trials"},
-		{"matrix kind, no matrix", &Result{Target: Target{Kind: KindMatrix}}, `target kind is "matrix" but the file has no matrix`},
+		{"matrix without trials", &Result{ResultKind: KindMatrix, Matrix: &Matrix{}}, "the matrix has no trials"},
+		{"matrix kind, no matrix", &Result{ResultKind: KindMatrix}, `the result's kind is "matrix" but the file has no matrix`},
+		{"legacy matrix target kind, no matrix", &Result{Target: Target{Kind: KindMatrix}}, `the result's kind is "matrix" but the file has no matrix`},
 		{"trial without phases", matrixOf(empty), "matrix trial 0 (uri · a · round 1) has no phases"},
 	}
 

@@ -36,16 +36,18 @@ const (
 	StatusIncomplete = "incomplete"
 )
 
-// Result kinds say what a results file holds. They are written as the
-// file's target kind: a single run names the kind of its target (one of
-// the target kinds of package target: embedded, uri, ...), a matrix
-// KindMatrix.
+// Result kinds say what a results file holds (Result.ResultKind, written
+// as the top-level "kind"). They are the contract's own names, independent
+// of the target kinds of the launcher; files written before the field
+// existed said "matrix" as their target kind instead, and still read as
+// matrix results.
 const (
-	// KindRun is a single run on one target: Phases hold the measurements.
+	// KindRun is a single run on one target: Phases hold the measurements
+	// and Target.Kind names the target's kind.
 	KindRun = "run"
 	// KindMatrix is a comparison run, variants × targets in rounds: the
-	// Matrix's trials, each a KindRun result, hold the measurements, and
-	// Target.Kind is KindMatrix.
+	// Matrix's trials, each a KindRun result, hold the measurements; the
+	// targets and their kinds are listed in the Matrix.
 	KindMatrix = "matrix"
 )
 
@@ -64,6 +66,10 @@ type Result struct {
 	SchemaVersion int `json:"schema_version"`
 	// MongobenchVersion is the version of the binary that ran the benchmark.
 	MongobenchVersion string `json:"mongobench_version"`
+	// ResultKind is what the file holds, KindRun or KindMatrix (see
+	// Kind, which also answers for results without it). Marshal always
+	// writes it; Read sets it on older files.
+	ResultKind string `json:"kind,omitempty"`
 	// Workload describes what was run.
 	Workload Workload `json:"workload"`
 	// Target describes the server that was measured.
@@ -131,9 +137,10 @@ type Workload struct {
 
 // Target describes the measured server.
 type Target struct {
-	// Kind is the kind of the measured target, as package target's
-	// registry names it (embedded, embedded-memory, ferretdb-postgres,
-	// mongod, uri), or KindMatrix for a matrix result.
+	// Kind is the kind of the measured target as the launcher's registry
+	// named it (embedded, uri, ...). The contract records it and checks
+	// only its shape, so that it need not know the launcher. Empty for a
+	// matrix result, whose targets the Matrix lists.
 	Kind string `json:"kind"`
 	// URI is the connection string with the password removed. WriteFile
 	// redacts it again in case a caller forgot.

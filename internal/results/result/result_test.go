@@ -18,7 +18,6 @@ import (
 
 	goldenfile "github.com/mongobench/mongobench/internal/base/golden"
 	"github.com/mongobench/mongobench/internal/stats/metrics"
-	"github.com/mongobench/mongobench/internal/targets"
 )
 
 var t0 = time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
@@ -65,6 +64,7 @@ func buildResult(t *testing.T) *Result {
 	r := &Result{
 		SchemaVersion:     SchemaVersion,
 		MongobenchVersion: "v0.0.0-test",
+		ResultKind:        KindRun,
 		Workload: Workload{
 			Name: "golden",
 			File: "testdata/golden.yaml",
@@ -75,7 +75,7 @@ func buildResult(t *testing.T) *Result {
 			},
 		},
 		Target: Target{
-			Kind:          targets.KindURI,
+			Kind:          "uri",
 			URI:           "mongodb://bench:s3cret@localhost:27017,localhost:27018/?replicaSet=rs0",
 			ServerVersion: "7.0.12",
 			Backend:       "",
@@ -390,7 +390,7 @@ func TestCheckCatchesTampering(t *testing.T) {
 		{"top-level operations", func(r *Result) { r.Operations[0].Docs++ }, "top-level operations"},
 		{"top-level operations missing", func(r *Result) { r.Operations = nil }, "top-level operations"},
 		{"status", func(r *Result) { r.Status = "done" }, "status \"done\""},
-		{"target kind", func(r *Result) { r.Target.Kind = "cloud" }, "target kind"},
+		{"target kind", func(r *Result) { r.Target.Kind = "Cloud Atlas" }, "target kind"},
 		{"password in uri", func(r *Result) { r.Target.URI = "mongodb://u:pw@h/" }, "not redacted"},
 		{"schema version", func(r *Result) { r.SchemaVersion = 3 }, "schema_version is 3"},
 		{"duplicate operation", func(r *Result) {
@@ -523,7 +523,7 @@ func TestNewPhaseEdgeCases(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.check(t, p)
-			r := &Result{SchemaVersion: SchemaVersion, Status: StatusCompleted, Target: Target{Kind: targets.KindEmbedded}}
+			r := &Result{SchemaVersion: SchemaVersion, Status: StatusCompleted, Target: Target{Kind: "embedded"}}
 			r.AddPhase(p)
 			if errs := r.Check(); len(errs) != 0 {
 				t.Errorf("Check: %v", errs)

@@ -80,7 +80,7 @@ func leakyResult(t *testing.T) *Result {
 	trial := buildResult(t)
 	trial.Workload = r.Workload
 	trial.Target.URI = atURI
-	r.Target.Kind = KindMatrix
+	r.ResultKind, r.Target.Kind = KindMatrix, ""
 	r.Matrix = &Matrix{
 		Targets:  []MatrixTarget{{Name: "a", Kind: "uri", URI: uri, Error: "target a: " + rawAtURI, Notes: []string{uri}}},
 		Variants: []string{"v"},

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/stats/metrics"
-	"github.com/mongobench/mongobench/internal/targets"
 )
 
 // unitResult is a result whose run phase has operations a and b and the
@@ -39,7 +38,7 @@ func unitResult(t *testing.T, n, failed int) *Result {
 		t.Fatal(err)
 	}
 
-	r := &Result{SchemaVersion: SchemaVersion, Target: Target{Kind: targets.KindURI}, Status: StatusCompleted}
+	r := &Result{SchemaVersion: SchemaVersion, Target: Target{Kind: "uri"}, Status: StatusCompleted}
 	r.AddPhase(p)
 
 	return r

@@ -3,6 +3,8 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 )
 
 // VerifyPhase is the name of the phase that reads back what a run wrote
@@ -77,7 +79,7 @@ func (r *Result) Verifications() []Verification {
 		}
 
 		for _, o := range p.Operations {
-			if kind[o.Name] != "find" || coll[o.Name] == "" {
+			if kind[o.Name] != opkind.Find || coll[o.Name] == "" {
 				continue
 			}
 
@@ -89,7 +91,7 @@ func (r *Result) Verifications() []Verification {
 				}
 
 				for _, w := range before.Operations {
-					if (kind[w.Name] == "insertOne" || kind[w.Name] == "insertMany") && coll[w.Name] == v.Collection {
+					if (kind[w.Name] == opkind.InsertOne || kind[w.Name] == opkind.InsertMany) && coll[w.Name] == v.Collection {
 						v.Acknowledged += w.Docs
 					}
 				}
