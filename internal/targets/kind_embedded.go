@@ -17,7 +17,7 @@ func embeddedKind() Kind {
 		Description: "FerretDB inside mongobench on SQLite files in a temporary directory",
 		Launched:    true,
 		setting:     errNoSettings,
-		validate:    func(t TargetSpec) error { return t.onlyFields(false, false, false) },
+		validate:    func(t TargetSpec) error { return onlyFields(t, false, false, false) },
 		launch:      launchEmbedded,
 	}
 }
@@ -29,7 +29,7 @@ func embeddedMemoryKind() Kind {
 		Description: "FerretDB inside mongobench on in-memory SQLite",
 		Launched:    true,
 		setting:     errNoSettings,
-		validate:    func(t TargetSpec) error { return t.onlyFields(false, false, false) },
+		validate:    func(t TargetSpec) error { return onlyFields(t, false, false, false) },
 		launch:      launchEmbedded,
 	}
 }

@@ -29,7 +29,7 @@ func uriKind() Kind {
 // rather than by the driver once other targets have run. The message never
 // holds the connection string, which may hold a password.
 func validateURITarget(t TargetSpec) error {
-	if err := t.onlyFields(true, false, false); err != nil {
+	if err := onlyFields(t, true, false, false); err != nil {
 		return err
 	}
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/mongobench/mongobench/internal/spec/targetspec"
 )
 
 // Kind is one kind of target: the name workloads, --target flags and
@@ -80,19 +82,9 @@ func KindList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// FieldError is a problem with one field of a target spec. Field is the
-// field's path within the target as a workload file writes it ("uri",
-// "settings.fsync", "mongod.args[1]"), so that workload validation can
-// point at the file's line; the message itself reads the same for a
-// --target flag.
-type FieldError struct {
-	Field string
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Err.Error() }
-
-func (e *FieldError) Unwrap() error { return e.Err }
+// FieldError is a problem with one field of a target spec (see package
+// targetspec).
+type FieldError = targetspec.FieldError
 
 // fieldErrorf returns a *FieldError for field.
 func fieldErrorf(field, format string, args ...any) error {
@@ -102,7 +94,7 @@ func fieldErrorf(field, format string, args ...any) error {
 // onlyFields rejects the fields of t that its kind does not take: a
 // connection string (uri kinds), PostgreSQL settings (ferretdb-postgres)
 // and mongod options (mongod).
-func (t TargetSpec) onlyFields(uri, settings, mongod bool) error {
+func onlyFields(t TargetSpec, uri, settings, mongod bool) error {
 	switch {
 	case uri && strings.TrimSpace(t.URI) == "":
 		return fieldErrorf("uri", "%s targets need a connection string", t.Kind)

@@ -68,7 +68,7 @@ func TestValidateFieldError(t *testing.T) {
 	}
 
 	for _, tt := range tests {
-		err := tt.spec.Validate()
+		err := Validate(tt.spec)
 
 		var fe *FieldError
 		if !errors.As(err, &fe) {

@@ -104,8 +104,8 @@ func TestVariantErrors(t *testing.T) {
 			want: `variants[0].database: unknown field "database"`,
 		},
 		"bad target": {
-			yaml: cleanup + "targets:\n  - kind: postgres\n",
-			want: `targets[0].kind: unknown target kind "postgres"`,
+			yaml: cleanup + "targets:\n  - kind: k\n  - kind: k\n",
+			want: `targets[1].name: target "k" is named twice`,
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
