@@ -108,13 +108,11 @@ func (o *Operation) Args(s *datagen.Scope) (Args, error) {
 }
 
 // ArgsKinds are the operation kinds whose executions Args can describe:
-// the collection reads and writes every client stack has a call for. drop,
+// the collection reads and writes every client stack has a call for, as
+// the registry of kinds marks them (opkind.Kind.External). drop,
 // createIndexes and runCommand are administration, left to the Go side.
 func ArgsKinds() []string {
-	return []string{
-		opkind.InsertOne, opkind.InsertMany, opkind.FindOne, opkind.Find, opkind.CountDocuments, opkind.Aggregate,
-		opkind.UpdateOne, opkind.UpdateMany, opkind.ReplaceOne, opkind.DeleteOne, opkind.DeleteMany,
-	}
+	return opkind.External()
 }
 
 // AppendJSON appends the arguments as one JSON object: the generated values

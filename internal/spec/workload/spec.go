@@ -7,7 +7,6 @@ package workload
 import (
 	"go.yaml.in/yaml/v4"
 
-	"github.com/mongobench/mongobench/internal/spec/opkind"
 	"github.com/mongobench/mongobench/internal/spec/targetspec"
 )
 
@@ -512,26 +511,6 @@ type WriteConcern struct {
 	// WTimeout bounds waiting for replication.
 	WTimeout Duration `yaml:"wtimeout" json:"wtimeout,omitempty"`
 }
-
-// Kind names of operations, as written in workload files. Package opkind
-// holds the table of what each kind takes; these names are kept here so that
-// code reading a spec need not import it.
-const (
-	KindInsertOne      = opkind.InsertOne
-	KindInsertMany     = opkind.InsertMany
-	KindFindOne        = opkind.FindOne
-	KindFind           = opkind.Find
-	KindCountDocuments = opkind.CountDocuments
-	KindAggregate      = opkind.Aggregate
-	KindUpdateOne      = opkind.UpdateOne
-	KindUpdateMany     = opkind.UpdateMany
-	KindReplaceOne     = opkind.ReplaceOne
-	KindDeleteOne      = opkind.DeleteOne
-	KindDeleteMany     = opkind.DeleteMany
-	KindDrop           = opkind.Drop
-	KindCreateIndexes  = opkind.CreateIndexes
-	KindRunCommand     = opkind.RunCommand
-)
 
 // DecodeModes lists the decode modes of read operations.
 var DecodeModes = []string{"none", "raw", "map", "struct"}

@@ -305,7 +305,7 @@ func (v *validator) operationValues(p string, o *Operation, collections map[stri
 	}
 
 	switch {
-	case o.BatchSize.Gen != nil && o.Op == KindInsertMany:
+	case o.BatchSize.Gen != nil && o.Op == opkind.InsertMany:
 		v.at(yamlpos.Field(p, "batch_size"), "must be a constant for insertMany: it bounds the memory of the batch each worker builds")
 	case o.BatchSize.Gen == nil && v.set(yamlpos.Field(p, "batch_size")) && (o.BatchSize.N <= 0 || o.BatchSize.N > maxBatchSize):
 		v.at(yamlpos.Field(p, "batch_size"), "must be between 1 and %d", maxBatchSize)
@@ -349,7 +349,7 @@ func (v *validator) operationValues(p string, o *Operation, collections map[stri
 		}
 	}
 
-	if o.Op == KindCreateIndexes && o.Collection != "" {
+	if o.Op == opkind.CreateIndexes && o.Collection != "" {
 		if c := collections[o.Collection]; c != nil {
 			v.indexRefs(p, o, c)
 		}
