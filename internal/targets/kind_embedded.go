@@ -16,6 +16,7 @@ func embeddedKind() Kind {
 		Name:        KindEmbedded,
 		Description: "FerretDB inside mongobench on SQLite files in a temporary directory",
 		Launched:    true,
+		Default:     true,
 		setting:     errNoSettings,
 		validate:    func(t TargetSpec) error { return onlyFields(t, false, false, false) },
 		launch:      launchEmbedded,

@@ -29,6 +29,13 @@ func mongodKind() Kind {
 
 			return parseMongodSetting(t.Mongod, k, v)
 		},
+		// A mongod target always has options, so that --mongod-binary
+		// and the launcher fill them in rather than test for nil.
+		defaults: func(t *TargetSpec) {
+			if t.Mongod == nil {
+				t.Mongod = &MongodSpec{}
+			}
+		},
 		validate: func(t TargetSpec) error {
 			if err := onlyFields(t, false, false, true); err != nil {
 				return err

@@ -62,9 +62,10 @@ func parseTargetFlag(s string) (TargetSpec, error) {
 	kind, rest, hasRest := strings.Cut(s, ":")
 	kind = strings.TrimSpace(kind)
 
-	if _, ok := LookupKind(kind); !ok {
+	k, ok := LookupKind(kind)
+	if !ok {
 		if strings.Contains(s, "://") {
-			return TargetSpec{}, errors.New("a connection string needs the uri: prefix, as in uri:mongodb://host/")
+			return TargetSpec{}, fmt.Errorf("a connection string needs the %s: prefix, as in %s:mongodb://host/", KindURI, KindURI)
 		}
 
 		return TargetSpec{}, errUnknownKind(kind)
@@ -74,8 +75,8 @@ func parseTargetFlag(s string) (TargetSpec, error) {
 	spec := TargetSpec{Kind: kind}
 
 	switch {
-	case kind == KindURI:
-		if err := parseURIFlag(&spec, rest); err != nil {
+	case k.flag != nil:
+		if err := k.flag(&spec, rest); err != nil {
 			return TargetSpec{}, err
 		}
 
@@ -88,8 +89,8 @@ func parseTargetFlag(s string) (TargetSpec, error) {
 		}
 	}
 
-	if kind == KindMongod && spec.Mongod == nil {
-		spec.Mongod = &MongodSpec{}
+	if k.defaults != nil {
+		k.defaults(&spec)
 	}
 
 	if err := Validate(spec); err != nil {
@@ -101,35 +102,6 @@ func parseTargetFlag(s string) (TargetSpec, error) {
 	}
 
 	return spec, nil
-}
-
-// parseURIFlag fills spec from what follows "uri:": an optional "name=...,"
-// and the connection string.
-func parseURIFlag(spec *TargetSpec, rest string) error {
-	if rest == "" {
-		return errors.New("uri targets need a connection string, as in uri:mongodb://host/")
-	}
-
-	if after, ok := strings.CutPrefix(rest, "name="); ok {
-		name, uri, ok := strings.Cut(after, ",")
-		if !ok {
-			return errors.New("name=... must be followed by a comma and the connection string, as in uri:name=prod,mongodb://host/")
-		}
-
-		if spec.Name = strings.TrimSpace(name); spec.Name == "" {
-			return errors.New("name must not be empty")
-		}
-
-		rest = strings.TrimSpace(uri)
-	}
-
-	if rest == "" {
-		return errors.New("uri targets need a connection string, as in uri:mongodb://host/")
-	}
-
-	spec.URI = rest
-
-	return nil
 }
 
 // parseSettings fills spec from the comma-separated key=value settings of
