@@ -47,8 +47,8 @@ func (o *Operation) Args(s *datagen.Scope) (Args, error) {
 		return Args{}, fmt.Errorf("operation %q: kind %s cannot be sent to an external client", o.Name(), o.Spec.Op)
 	}
 
-	has := func(field string) bool { return slices.Contains(k.Fields(), field) }
-	insertMany := k.Name == opkind.InsertMany
+	has := k.Takes
+	insertMany := k.Batches // batch_size counts documents, not a cursor's batch
 
 	var a Args
 

@@ -2,9 +2,11 @@
 // fields each takes and needs, and whether it reads or writes. It is the one
 // list that workload validation, the operation layer (package op, which
 // binds each kind to the driver in a file of its own) and docs/workloads.md
-// agree on; it imports nothing so that both sides can use it without a
-// cycle.
+// agree on; it imports nothing of the project so that both sides can use
+// it without a cycle.
 package opkind
+
+import "slices"
 
 // Names of the operation kinds, as written in workload files.
 const (
@@ -63,11 +65,21 @@ type Kind struct {
 	// collection holds (results' write verification).
 	Lists bool
 
+	// Batches is true when the kind's batch_size is the number of
+	// documents it builds per call rather than a cursor's batch size, so
+	// that it must be a constant (it bounds each worker's memory).
+	Batches bool
+
 	// External is true when every client stack has a call for the kind
 	// (the collection reads and writes), so that its executions can be
 	// described as arguments and sent to an external client; the
 	// administration kinds are left to the Go side.
 	External bool
+}
+
+// Takes reports whether field is one the kind uses.
+func (k Kind) Takes(field string) bool {
+	return slices.Contains(k.Required, field) || slices.Contains(k.Optional, field)
 }
 
 // Fields returns every field the kind uses: Required, then Optional.
@@ -83,7 +95,7 @@ func (k Kind) Fields() []string {
 func all() []Kind {
 	return []Kind{
 		{Name: InsertOne, Required: []string{"collection", "document"}, Optional: []string{"write_concern"}, Writes: true, Stores: "document", Inserts: true, External: true},
-		{Name: InsertMany, Required: []string{"collection", "document", "batch_size"}, Optional: []string{"ordered", "write_concern"}, Writes: true, Stores: "document", Inserts: true, External: true},
+		{Name: InsertMany, Required: []string{"collection", "document", "batch_size"}, Optional: []string{"ordered", "write_concern"}, Writes: true, Stores: "document", Inserts: true, Batches: true, External: true},
 		{Name: FindOne, Required: []string{"collection"}, Optional: []string{"filter", "projection", "sort", "skip", "read_preference", "decode"}, Reads: true, External: true},
 		{Name: Find, Required: []string{"collection"}, Optional: []string{"filter", "projection", "sort", "limit", "skip", "batch_size", "read_preference", "decode"}, Reads: true, Lists: true, External: true},
 		// countDocuments counts the whole collection without a filter.

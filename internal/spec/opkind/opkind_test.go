@@ -122,6 +122,10 @@ func TestPropertiesConsistent(t *testing.T) {
 			t.Errorf("%s inserts, so it must write and store a document field", k.Name)
 		}
 
+		if k.Batches && (!k.Inserts || !k.Takes("batch_size")) {
+			t.Errorf("%s batches documents, so it must insert and take batch_size", k.Name)
+		}
+
 		if k.Lists && !k.Reads {
 			t.Errorf("%s lists documents, so it must read", k.Name)
 		}
