@@ -59,10 +59,11 @@ func exceptions() []exception {
 
 	return []exception{
 		{"internal/cli/calibrate.go", "uri", flag},
-		{"internal/cli/kube.go", "uri", flag + "; also the Secret's default key"},
+		{"internal/cli/kube.go", "uri", flag},
 		{"internal/cli/output.go", "uri", flag},
 		{"internal/cli/run.go", "uri", flag},
-		{"internal/cli/secrets.go", "uri", "the uri field of a workload's target, in a field path"},
+		{"internal/lab/plan/targets.go", "uri", "the uri field of a workload's target, in a field path"},
+		{"internal/lab/kube/defaults.go", "uri", "the default key of the connection string in a Kubernetes Secret"},
 		{"internal/spec/workload/targets.go", "mongod", field + " (targets[i].mongod.binary)"},
 		{"internal/spec/workload/phase.go", "rate", field},
 		{"internal/spec/workload/phase.go", "blocks", field},
