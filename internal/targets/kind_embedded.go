@@ -16,8 +16,9 @@ func embeddedKind() Kind {
 		Name:        KindEmbedded,
 		Description: "FerretDB inside mongobench on SQLite files in a temporary directory",
 		Launched:    true,
+		Default:     true,
 		setting:     errNoSettings,
-		validate:    func(t TargetSpec) error { return t.onlyFields(false, false, false) },
+		validate:    func(t TargetSpec) error { return onlyFields(t, false, false, false) },
 		launch:      launchEmbedded,
 	}
 }
@@ -29,7 +30,7 @@ func embeddedMemoryKind() Kind {
 		Description: "FerretDB inside mongobench on in-memory SQLite",
 		Launched:    true,
 		setting:     errNoSettings,
-		validate:    func(t TargetSpec) error { return t.onlyFields(false, false, false) },
+		validate:    func(t TargetSpec) error { return onlyFields(t, false, false, false) },
 		launch:      launchEmbedded,
 	}
 }

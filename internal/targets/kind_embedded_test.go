@@ -4,7 +4,7 @@ import "testing"
 
 func TestEmbeddedKindsTakeNothing(t *testing.T) {
 	for _, kind := range []string{KindEmbedded, KindEmbeddedMemory} {
-		if err := (TargetSpec{Kind: kind}).Validate(); err != nil {
+		if err := Validate(TargetSpec{Kind: kind}); err != nil {
 			t.Errorf("%s: Validate() = %v", kind, err)
 		}
 
@@ -13,7 +13,7 @@ func TestEmbeddedKindsTakeNothing(t *testing.T) {
 			{Kind: kind, Settings: map[string]string{"fsync": "off"}},
 			{Kind: kind, Mongod: &MongodSpec{}},
 		} {
-			if err := bad.Validate(); err == nil {
+			if err := Validate(bad); err == nil {
 				t.Errorf("Validate(%+v) = nil, want an error", bad)
 			}
 		}

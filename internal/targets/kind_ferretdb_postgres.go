@@ -32,7 +32,7 @@ func ferretDBPostgresKind() Kind {
 			return nil
 		},
 		validate: func(t TargetSpec) error {
-			if err := t.onlyFields(false, true, false); err != nil {
+			if err := onlyFields(t, false, true, false); err != nil {
 				return err
 			}
 

@@ -35,7 +35,7 @@ func TestPostgreSQLSettingsValidate(t *testing.T) {
 	}
 
 	for _, tt := range tests {
-		err := TargetSpec{Kind: KindFerretDBPostgres, Settings: map[string]string{tt.name: tt.value}}.Validate()
+		err := Validate(TargetSpec{Kind: KindFerretDBPostgres, Settings: map[string]string{tt.name: tt.value}})
 
 		switch {
 		case tt.want == "" && err != nil:

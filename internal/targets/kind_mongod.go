@@ -29,8 +29,15 @@ func mongodKind() Kind {
 
 			return parseMongodSetting(t.Mongod, k, v)
 		},
+		// A mongod target always has options, so that --mongod-binary
+		// and the launcher fill them in rather than test for nil.
+		defaults: func(t *TargetSpec) {
+			if t.Mongod == nil {
+				t.Mongod = &MongodSpec{}
+			}
+		},
 		validate: func(t TargetSpec) error {
-			if err := t.onlyFields(false, false, true); err != nil {
+			if err := onlyFields(t, false, false, true); err != nil {
 				return err
 			}
 
@@ -38,7 +45,7 @@ func mongodKind() Kind {
 				return nil
 			}
 
-			return t.Mongod.validate()
+			return validateMongod(t.Mongod)
 		},
 		launch: func(ctx context.Context, l *Launched, opts LaunchOptions) error {
 			return l.launchMongod(ctx, opts)
@@ -224,8 +231,8 @@ func validateMongodArg(a string) error {
 	return nil
 }
 
-// validate checks a mongod target's options.
-func (m *MongodSpec) validate() error {
+// validateMongod checks a mongod target's options.
+func validateMongod(m *MongodSpec) error {
 	if m.ReplicaSet < 0 || m.ReplicaSet > maxReplicaSetMembers {
 		return fieldErrorf("mongod.replica_set", "replica_set must be between 0 (standalone) and %d members, got %d", maxReplicaSetMembers, m.ReplicaSet)
 	}

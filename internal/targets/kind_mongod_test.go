@@ -28,7 +28,7 @@ func TestMongodArgsAllowList(t *testing.T) {
 	}
 
 	for _, tt := range tests {
-		err := TargetSpec{Kind: KindMongod, Mongod: &MongodSpec{Args: []string{tt.arg}}}.Validate()
+		err := Validate(TargetSpec{Kind: KindMongod, Mongod: &MongodSpec{Args: []string{tt.arg}}})
 
 		switch {
 		case tt.want == "" && err != nil:

@@ -2,6 +2,7 @@ package targets
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/mongobench/mongobench/internal/base/redact"
@@ -19,6 +20,8 @@ func uriKind() Kind {
 		Name:        KindURI,
 		Description: "an existing deployment named by a mongodb:// or mongodb+srv:// connection string, used as it is",
 		Launched:    false,
+		Existing:    true,
+		flag:        parseURIFlag,
 		validate:    validateURITarget,
 		launch:      launchURI,
 	}
@@ -29,7 +32,7 @@ func uriKind() Kind {
 // rather than by the driver once other targets have run. The message never
 // holds the connection string, which may hold a password.
 func validateURITarget(t TargetSpec) error {
-	if err := t.onlyFields(true, false, false); err != nil {
+	if err := onlyFields(t, true, false, false); err != nil {
 		return err
 	}
 
@@ -52,6 +55,35 @@ func validateURITarget(t TargetSpec) error {
 func launchURI(_ context.Context, l *Launched, _ LaunchOptions) error {
 	l.URI = l.Spec.URI
 	l.Description = "existing deployment at " + redact.URI(l.Spec.URI)
+
+	return nil
+}
+
+// parseURIFlag fills spec from what follows "uri:": an optional "name=...,"
+// and the connection string.
+func parseURIFlag(spec *TargetSpec, rest string) error {
+	if rest == "" {
+		return errors.New("uri targets need a connection string, as in uri:mongodb://host/")
+	}
+
+	if after, ok := strings.CutPrefix(rest, "name="); ok {
+		name, uri, ok := strings.Cut(after, ",")
+		if !ok {
+			return errors.New("name=... must be followed by a comma and the connection string, as in uri:name=prod,mongodb://host/")
+		}
+
+		if spec.Name = strings.TrimSpace(name); spec.Name == "" {
+			return errors.New("name must not be empty")
+		}
+
+		rest = strings.TrimSpace(uri)
+	}
+
+	if rest == "" {
+		return errors.New("uri targets need a connection string, as in uri:mongodb://host/")
+	}
+
+	spec.URI = rest
 
 	return nil
 }

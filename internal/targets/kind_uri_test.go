@@ -21,7 +21,7 @@ func TestURIKindValidate(t *testing.T) {
 	}
 
 	for _, tt := range tests {
-		err := TargetSpec{Kind: KindURI, URI: tt.uri}.Validate()
+		err := Validate(TargetSpec{Kind: KindURI, URI: tt.uri})
 
 		switch {
 		case tt.want == "" && err != nil:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/mongobench/mongobench/internal/spec/targetspec"
 )
 
 // Kind is one kind of target: the name workloads, --target flags and
@@ -23,9 +25,26 @@ type Kind struct {
 	// stops it after the run), false when it uses an existing deployment.
 	Launched bool
 
+	// Default is true for the one kind a run uses when it is given neither
+	// a target nor a connection string.
+	Default bool
+
+	// Existing is true for the one kind that names an existing deployment
+	// by its connection string, the kind --uri means.
+	Existing bool
+
 	// setting applies one key=value setting of a --target flag other than
 	// name; nil means the kind takes none.
 	setting func(t *TargetSpec, key, value string) error
+
+	// flag parses what follows "kind:" in a --target flag when the kind
+	// writes it other than as comma-separated key=value settings (a
+	// connection string); nil means settings, applied by setting.
+	flag func(t *TargetSpec, rest string) error
+
+	// defaults fills in what a spec of this kind parsed from a flag has
+	// even without settings; nil means nothing.
+	defaults func(t *TargetSpec)
 
 	// validate checks the fields of a spec of this kind, reporting a
 	// problem as a *FieldError.
@@ -70,6 +89,43 @@ func LookupKind(name string) (Kind, bool) {
 	return Kind{}, false
 }
 
+// Existing returns a target of the kind that uses the deployment at uri as
+// it is (what --uri means), named name, or after its kind when name is
+// empty.
+func Existing(name, uri string) TargetSpec {
+	kind := only(func(k Kind) bool { return k.Existing })
+	if name == "" {
+		name = kind
+	}
+
+	return TargetSpec{Name: name, Kind: kind, URI: uri}
+}
+
+// DefaultSpec returns the target of a run given no targets: the deployment
+// at uri when one is given (see Existing), else the default kind, named
+// after it.
+func DefaultSpec(uri string) TargetSpec {
+	if uri != "" {
+		return Existing("", uri)
+	}
+
+	kind := only(func(k Kind) bool { return k.Default })
+
+	return TargetSpec{Name: kind, Kind: kind}
+}
+
+// only returns the name of the kind that has a property the registry gives
+// exactly one kind (a test checks that it does).
+func only(has func(Kind) bool) string {
+	for _, k := range kinds() {
+		if has(k) {
+			return k.Name
+		}
+	}
+
+	return ""
+}
+
 // KindList names the kinds for messages: "a, b, c or d".
 func KindList() string {
 	names := KindNames()
@@ -80,19 +136,9 @@ func KindList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// FieldError is a problem with one field of a target spec. Field is the
-// field's path within the target as a workload file writes it ("uri",
-// "settings.fsync", "mongod.args[1]"), so that workload validation can
-// point at the file's line; the message itself reads the same for a
-// --target flag.
-type FieldError struct {
-	Field string
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Err.Error() }
-
-func (e *FieldError) Unwrap() error { return e.Err }
+// FieldError is a problem with one field of a target spec (see package
+// targetspec).
+type FieldError = targetspec.FieldError
 
 // fieldErrorf returns a *FieldError for field.
 func fieldErrorf(field, format string, args ...any) error {
@@ -102,7 +148,7 @@ func fieldErrorf(field, format string, args ...any) error {
 // onlyFields rejects the fields of t that its kind does not take: a
 // connection string (uri kinds), PostgreSQL settings (ferretdb-postgres)
 // and mongod options (mongod).
-func (t TargetSpec) onlyFields(uri, settings, mongod bool) error {
+func onlyFields(t TargetSpec, uri, settings, mongod bool) error {
 	switch {
 	case uri && strings.TrimSpace(t.URI) == "":
 		return fieldErrorf("uri", "%s targets need a connection string", t.Kind)

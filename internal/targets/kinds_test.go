@@ -68,7 +68,7 @@ func TestValidateFieldError(t *testing.T) {
 	}
 
 	for _, tt := range tests {
-		err := tt.spec.Validate()
+		err := Validate(tt.spec)
 
 		var fe *FieldError
 		if !errors.As(err, &fe) {
@@ -79,5 +79,44 @@ func TestValidateFieldError(t *testing.T) {
 		if fe.Field != tt.field {
 			t.Errorf("Validate(%+v) field = %q, want %q (%v)", tt.spec, fe.Field, tt.field, err)
 		}
+	}
+}
+
+// TestDefaultAndExisting checks that exactly one kind is the default and
+// exactly one names an existing deployment, that the latter is not
+// launched, and that the specs built from them are valid targets.
+func TestDefaultAndExisting(t *testing.T) {
+	defaults, existing := 0, 0
+
+	for _, k := range Kinds() {
+		if k.Default {
+			defaults++
+		}
+
+		if k.Existing {
+			existing++
+
+			if k.Launched {
+				t.Errorf("kind %s names an existing deployment but is launched", k.Name)
+			}
+		}
+	}
+
+	if defaults != 1 || existing != 1 {
+		t.Fatalf("%d default kinds and %d existing-deployment kinds, want one of each", defaults, existing)
+	}
+
+	d := DefaultSpec("")
+	if k, _ := LookupKind(d.Kind); !k.Default || d.Name != d.Kind || Validate(d) != nil {
+		t.Errorf("DefaultSpec(\"\") = %+v, want a valid spec of the default kind named after it", d)
+	}
+
+	e := DefaultSpec("mongodb://h/")
+	if k, _ := LookupKind(e.Kind); !k.Existing || e.URI != "mongodb://h/" || e.Name != e.Kind || Validate(e) != nil {
+		t.Errorf("DefaultSpec(uri) = %+v, want a valid spec of the existing-deployment kind", e)
+	}
+
+	if n := Existing("prod", "mongodb://h/"); n.Name != "prod" || n.Kind != e.Kind {
+		t.Errorf("Existing(prod) = %+v", n)
 	}
 }

@@ -5,77 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/spec/targetspec"
 	"github.com/mongobench/mongobench/internal/targets/pglaunch"
 )
 
-// TargetSpec describes one target: where a run's load goes, and for launched
-// targets how the server is configured, so that a run can compare server
-// configurations side by side.
-type TargetSpec struct {
-	// Name labels the target in the matrix of results. Empty means the
-	// label Label derives from the kind and the settings.
-	Name string
+// TargetSpec describes one target (see package targetspec, where the
+// workload file's parser can reach it without the launcher).
+type TargetSpec = targetspec.Spec
 
-	// Kind names a kind of the registry (see Kinds): embedded,
-	// embedded-memory, ferretdb-postgres, mongod or uri.
-	Kind string
-
-	// URI is the connection string of a uri target; other kinds take none.
-	// It may hold a password, so it is never printed as is.
-	URI string
-
-	// Settings are PostgreSQL configuration parameters of a
-	// ferretdb-postgres target, such as synchronous_commit, fsync or
-	// shared_buffers, written to the launched server's postgresql.conf.
-	// Other kinds take none.
-	Settings map[string]string
-
-	// Mongod configures a mongod target; nil means a standalone mongod
-	// from PATH with its default configuration. Other kinds take none.
-	Mongod *MongodSpec
-}
-
-// MongodSpec configures the mongod processes of a mongod target. The zero
-// value is one standalone mongod found on PATH, with mongod's defaults.
-type MongodSpec struct {
-	// Binary is the mongod program to run: a path, or a name looked up in
-	// PATH. Empty means "mongod" from PATH. It comes from the command line
-	// (--target mongod:binary=..., --mongod-binary) or the environment
-	// (MONGOBENCH_MONGOD), never from a workload file, which is data.
-	Binary string
-
-	// StorageEngine is passed as --storageEngine (e.g. "wiredTiger" or
-	// "inMemory"); empty leaves mongod's default, WiredTiger.
-	StorageEngine string
-
-	// Journal, when false, disables journaling with --nojournal. MongoDB 6.1
-	// and later no longer accept --nojournal and refuse to start with it;
-	// nil and true leave journaling at mongod's default (on).
-	Journal *bool
-
-	// CacheSizeGB is passed as --wiredTigerCacheSizeGB when positive (0.25
-	// to 10000); zero leaves mongod's default of about half the RAM.
-	CacheSizeGB float64
-
-	// ReplicaSet is the number of replica set members to launch, all on
-	// this machine; 0 means a standalone mongod. A replica set of one
-	// member is a replica set nonetheless (oplog, transactions, change
-	// streams). Members after the seventh do not vote, as MongoDB requires.
-	ReplicaSet int
-
-	// Args are further command-line arguments for every mongod, appended
-	// after mongobench's own. Arguments that mongobench sets itself
-	// (--dbpath, --port, --bind_ip, --replSet, ...) or that have a field
-	// of their own here are rejected, and so is --fork.
-	Args []string
-}
+// MongodSpec configures the mongod processes of a mongod target.
+type MongodSpec = targetspec.Mongod
 
 // ParseTargetFlag parses the value of a --target flag into a TargetSpec:
 // a kind, optionally followed by a colon and comma-separated key=value
@@ -119,9 +62,10 @@ func parseTargetFlag(s string) (TargetSpec, error) {
 	kind, rest, hasRest := strings.Cut(s, ":")
 	kind = strings.TrimSpace(kind)
 
-	if _, ok := LookupKind(kind); !ok {
+	k, ok := LookupKind(kind)
+	if !ok {
 		if strings.Contains(s, "://") {
-			return TargetSpec{}, errors.New("a connection string needs the uri: prefix, as in uri:mongodb://host/")
+			return TargetSpec{}, fmt.Errorf("a connection string needs the %s: prefix, as in %s:mongodb://host/", KindURI, KindURI)
 		}
 
 		return TargetSpec{}, errUnknownKind(kind)
@@ -131,8 +75,8 @@ func parseTargetFlag(s string) (TargetSpec, error) {
 	spec := TargetSpec{Kind: kind}
 
 	switch {
-	case kind == KindURI:
-		if err := parseURIFlag(&spec, rest); err != nil {
+	case k.flag != nil:
+		if err := k.flag(&spec, rest); err != nil {
 			return TargetSpec{}, err
 		}
 
@@ -145,11 +89,11 @@ func parseTargetFlag(s string) (TargetSpec, error) {
 		}
 	}
 
-	if kind == KindMongod && spec.Mongod == nil {
-		spec.Mongod = &MongodSpec{}
+	if k.defaults != nil {
+		k.defaults(&spec)
 	}
 
-	if err := spec.Validate(); err != nil {
+	if err := Validate(spec); err != nil {
 		return TargetSpec{}, err
 	}
 
@@ -158,35 +102,6 @@ func parseTargetFlag(s string) (TargetSpec, error) {
 	}
 
 	return spec, nil
-}
-
-// parseURIFlag fills spec from what follows "uri:": an optional "name=...,"
-// and the connection string.
-func parseURIFlag(spec *TargetSpec, rest string) error {
-	if rest == "" {
-		return errors.New("uri targets need a connection string, as in uri:mongodb://host/")
-	}
-
-	if after, ok := strings.CutPrefix(rest, "name="); ok {
-		name, uri, ok := strings.Cut(after, ",")
-		if !ok {
-			return errors.New("name=... must be followed by a comma and the connection string, as in uri:name=prod,mongodb://host/")
-		}
-
-		if spec.Name = strings.TrimSpace(name); spec.Name == "" {
-			return errors.New("name must not be empty")
-		}
-
-		rest = strings.TrimSpace(uri)
-	}
-
-	if rest == "" {
-		return errors.New("uri targets need a connection string, as in uri:mongodb://host/")
-	}
-
-	spec.URI = rest
-
-	return nil
 }
 
 // parseSettings fills spec from the comma-separated key=value settings of
@@ -258,105 +173,15 @@ func displayFlag(s string) string {
 // mongod options from the allowed list within the ranges mongod accepts.
 // It does not look for programs on this machine; Launch does. The error is
 // one line, without the target's name and without the connection string;
-// it is a *FieldError naming the offending field.
-func (t TargetSpec) Validate() error {
+// it is a *FieldError naming the offending field. It is a
+// targetspec.Validator, for workload validation.
+func Validate(t TargetSpec) error {
 	kind, ok := LookupKind(t.Kind)
 	if !ok {
 		return errUnknownKind(t.Kind)
 	}
 
 	return kind.validate(t)
-}
-
-// Label returns the target's label in the matrix: Name if set, otherwise
-// the kind followed by its settings in the --target syntax, e.g.
-// "ferretdb-postgres:fsync=off,synchronous_commit=off" or
-// "mongod:journal=false,replica_set=3". A uri target's label shows its
-// connection string with the password masked.
-func (t TargetSpec) Label() string {
-	if t.Name != "" {
-		return t.Name
-	}
-
-	var settings []string
-
-	switch t.Kind {
-	case KindURI:
-		return KindURI + ":" + redact.URI(t.URI)
-
-	case KindFerretDBPostgres:
-		for _, k := range slices.Sorted(maps.Keys(t.Settings)) {
-			settings = append(settings, k+"="+t.Settings[k])
-		}
-
-	case KindMongod:
-		if t.Mongod != nil {
-			settings = t.Mongod.settings()
-		}
-	}
-
-	if len(settings) == 0 {
-		return t.Kind
-	}
-
-	return t.Kind + ":" + strings.Join(settings, ",")
-}
-
-// settings returns the options that differ from the defaults as key=value
-// strings in the --target syntax, in a fixed order.
-func (m *MongodSpec) settings() []string {
-	var out []string
-
-	if m.StorageEngine != "" {
-		out = append(out, "storage_engine="+m.StorageEngine)
-	}
-
-	if m.Journal != nil {
-		out = append(out, "journal="+strconv.FormatBool(*m.Journal))
-	}
-
-	if m.CacheSizeGB > 0 {
-		out = append(out, "cache_size_gb="+formatGB(m.CacheSizeGB))
-	}
-
-	if m.ReplicaSet > 0 {
-		out = append(out, "replica_set="+strconv.Itoa(m.ReplicaSet))
-	}
-
-	if m.Binary != "" {
-		out = append(out, "binary="+m.Binary)
-	}
-
-	for _, a := range m.Args {
-		out = append(out, "arg="+a)
-	}
-
-	return out
-}
-
-// formatGB formats a size in gigabytes as mongod takes it: "1", "0.5".
-func formatGB(gb float64) string {
-	return strconv.FormatFloat(gb, 'f', -1, 64)
-}
-
-// clone returns a deep copy of t, so that a Launched target's Spec does not
-// change when the caller's maps and slices do.
-func (t TargetSpec) clone() TargetSpec {
-	t.Settings = maps.Clone(t.Settings)
-
-	if t.Mongod != nil {
-		m := *t.Mongod
-		m.Args = slices.Clone(m.Args)
-
-		if m.Journal != nil {
-			j := *m.Journal
-			m.Journal = &j
-		}
-
-		t.Mongod = &m
-	}
-
-	return t
 }
 
 // LaunchOptions tunes Launch. The zero value is ready to use.
@@ -427,7 +252,7 @@ type Launched struct {
 // everything it had started and removes its directories before it returns
 // the error, which is one line without the target's name.
 func Launch(ctx context.Context, spec TargetSpec, opts LaunchOptions) (*Launched, error) {
-	if err := spec.Validate(); err != nil {
+	if err := Validate(spec); err != nil {
 		return nil, err
 	}
 
@@ -435,7 +260,7 @@ func Launch(ctx context.Context, spec TargetSpec, opts LaunchOptions) (*Launched
 		return nil, fmt.Errorf("launch %s target: %w", spec.Kind, context.Cause(ctx))
 	}
 
-	l := &Launched{Spec: spec.clone(), logger: opts.Logger}
+	l := &Launched{Spec: spec.Clone(), logger: opts.Logger}
 	if l.logger == nil {
 		l.logger = slog.New(slog.DiscardHandler)
 	}

@@ -234,7 +234,7 @@ func TestTargetSpecValidate(t *testing.T) {
 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.spec.Validate()
+			err := Validate(tt.spec)
 
 			switch {
 			case tt.want == "" && err != nil:
@@ -293,7 +293,7 @@ func TestTargetSpecClone(t *testing.T) {
 		Mongod:   &MongodSpec{Journal: ptr(true), Args: []string{"--quiet"}},
 	}
 
-	c := orig.clone()
+	c := orig.Clone()
 	orig.Settings["a"] = "changed"
 	*orig.Mongod.Journal = false
 	orig.Mongod.Args[0] = "changed"

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/base/freeport"
 	"github.com/mongobench/mongobench/internal/base/tempdir"
+	"github.com/mongobench/mongobench/internal/spec/targetspec"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -95,7 +96,7 @@ func MongodArgs(spec MongodSpec, dbPath string, port int, replSet string) []stri
 	}
 
 	if spec.CacheSizeGB > 0 {
-		args = append(args, "--wiredTigerCacheSizeGB", formatGB(spec.CacheSizeGB))
+		args = append(args, "--wiredTigerCacheSizeGB", targetspec.FormatGB(spec.CacheSizeGB))
 	}
 
 	if replSet != "" {
@@ -700,7 +701,7 @@ func (c *mongodCluster) description() string {
 	}
 
 	if c.spec.CacheSizeGB > 0 {
-		parts = append(parts, "WiredTiger cache "+formatGB(c.spec.CacheSizeGB)+" GB")
+		parts = append(parts, "WiredTiger cache "+targetspec.FormatGB(c.spec.CacheSizeGB)+" GB")
 	}
 
 	if len(c.spec.Args) > 0 {

@@ -84,7 +84,7 @@ func parent(p string) string {
 // phase checks that a phase is a plain closed loop.
 func (c *checker) phase(path string, p *workload.Phase) {
 	switch {
-	case p.Model() != workload.ModelClosed:
+	case !p.LoadModel().External:
 		c.at(path, "client %s runs closed-loop phases only; this phase's load model is %s (use client go for it)", c.client, p.Model())
 	case len(p.Sequence) > 0:
 		c.at(yamlpos.Field(path, "sequence"), "client %s runs a weighted mix of single operations; sequences run with client go only", c.client)

@@ -123,15 +123,20 @@ func documentTemplates(spec *workload.Spec, collection string) []documentTemplat
 
 		p := yamlpos.Index("operations", i)
 
-		switch o.Op {
-		case opkind.InsertOne, opkind.InsertMany:
-			if o.Document != nil {
-				out = append(out, documentTemplate{o.Document, yamlpos.Field(p, "document")})
-			}
-		case opkind.ReplaceOne:
-			if o.Replacement != nil {
-				out = append(out, documentTemplate{o.Replacement, yamlpos.Field(p, "replacement")})
-			}
+		// The registry says which field holds the documents a kind stores.
+		field := opkind.Stored(o.Op)
+
+		var tpl *workload.Template
+
+		switch field {
+		case "document":
+			tpl = o.Document
+		case "replacement":
+			tpl = o.Replacement
+		}
+
+		if tpl != nil {
+			out = append(out, documentTemplate{tpl, yamlpos.Field(p, field)})
 		}
 	}
 

@@ -1,6 +1,10 @@
 package client
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/mongobench/mongobench/internal/spec/opkind"
+)
 
 // pythonFamilyName is the Python family's directory name.
 const pythonFamilyName = "python"
@@ -29,7 +33,7 @@ func pythonStacks(f *Family) []Stack {
 		{Name: "python-pymongo", Family: f, Describe: "PyMongo", Library: "pymongo"},
 		{
 			Name: "python-mongoengine", Family: f, ODM: true, Describe: "MongoEngine documents", Library: "mongoengine",
-			Without: []KindGap{{Kind: "replaceOne", Why: "MongoEngine has no replace of a whole document"}},
+			Without: []KindGap{{Kind: opkind.ReplaceOne, Why: "MongoEngine has no replace of a whole document"}},
 		},
 	}
 }

@@ -47,8 +47,8 @@ func (o *Operation) Args(s *datagen.Scope) (Args, error) {
 		return Args{}, fmt.Errorf("operation %q: kind %s cannot be sent to an external client", o.Name(), o.Spec.Op)
 	}
 
-	has := func(field string) bool { return slices.Contains(k.Fields(), field) }
-	insertMany := k.Name == opkind.InsertMany
+	has := k.Takes
+	insertMany := k.Batches // batch_size counts documents, not a cursor's batch
 
 	var a Args
 
@@ -108,13 +108,11 @@ func (o *Operation) Args(s *datagen.Scope) (Args, error) {
 }
 
 // ArgsKinds are the operation kinds whose executions Args can describe:
-// the collection reads and writes every client stack has a call for. drop,
+// the collection reads and writes every client stack has a call for, as
+// the registry of kinds marks them (opkind.Kind.External). drop,
 // createIndexes and runCommand are administration, left to the Go side.
 func ArgsKinds() []string {
-	return []string{
-		opkind.InsertOne, opkind.InsertMany, opkind.FindOne, opkind.Find, opkind.CountDocuments, opkind.Aggregate,
-		opkind.UpdateOne, opkind.UpdateMany, opkind.ReplaceOne, opkind.DeleteOne, opkind.DeleteMany,
-	}
+	return opkind.External()
 }
 
 // AppendJSON appends the arguments as one JSON object: the generated values

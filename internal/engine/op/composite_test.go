@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mongobench/mongobench/internal/spec/datagen"
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
@@ -56,7 +57,7 @@ func TestCompositeStepsCompiled(t *testing.T) {
 	}
 
 	if len(ops) != 1 || !ops[0].Composite() || len(ops[0].Steps) != 2 ||
-		ops[0].Steps[0].Name() != "read" || ops[0].Steps[1].Spec.Op != workload.KindUpdateOne {
+		ops[0].Steps[0].Name() != "read" || ops[0].Steps[1].Spec.Op != opkind.UpdateOne {
 		t.Fatalf("compiled %+v", ops)
 	}
 }

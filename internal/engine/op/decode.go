@@ -11,6 +11,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/base/yamlpos"
 	"github.com/mongobench/mongobench/internal/spec/datagen"
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
@@ -55,7 +56,7 @@ func documentTemplate(spec *workload.Spec, coll string) *workload.Template {
 	}
 
 	for _, o := range spec.Operations {
-		if o.Collection == coll && (o.Op == workload.KindInsertOne || o.Op == workload.KindInsertMany) && o.Document != nil {
+		if o.Collection == coll && opkind.Inserts(o.Op) && o.Document != nil {
 			return o.Document
 		}
 	}

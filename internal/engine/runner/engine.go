@@ -153,7 +153,7 @@ func (e *Engine) RunPhase(ctx context.Context, plan PhasePlan) *PhaseResult {
 		MaxOps:      sp.MaxOperations,
 	}
 
-	construct, ok := executors[p.Model]
+	construct, ok := executors()[p.Model]
 	if e.Client != nil {
 		construct = newExternal // validation allows closed loops only
 	}
@@ -295,7 +295,7 @@ func planOffset(at, total time.Duration) time.Duration {
 
 func buildStages(sp *workload.Phase) schedule.Stages {
 	start := sp.Rate.PerSecond()
-	if sp.Model() == workload.ModelRampingConcurrency {
+	if sp.LoadModel().RampsConcurrency {
 		start = float64(sp.Concurrency)
 		if sp.Concurrency == 0 {
 			start = 1
@@ -305,7 +305,7 @@ func buildStages(sp *workload.Phase) schedule.Stages {
 	st := make([]schedule.Stage, len(sp.Stages))
 	for i, s := range sp.Stages {
 		target := s.Rate.PerSecond()
-		if sp.Model() == workload.ModelRampingConcurrency {
+		if sp.LoadModel().RampsConcurrency {
 			target = float64(s.Concurrency)
 		}
 

@@ -62,20 +62,26 @@ func (ps *phaseSetup) newMix() *mix {
 // newExecutor builds a load model's executor.
 type newExecutor func(ps *phaseSetup) Executor
 
-// executors maps each load model (workload.Phase.Model) to its executor.
-// Adding a model is a file with its constructor, a line here, and its test.
-var executors = map[string]newExecutor{
-	workload.ModelClosed:             newClosedLoop,
-	workload.ModelRampingConcurrency: newRampingConcurrency,
-	workload.ModelRate:               newRate,
-	workload.ModelRampingRate:        newRampingRate,
-	workload.ModelBlocks:             newBlocks,
+// executors maps each load model of the registry (workload.LoadModels) to
+// its executor. Adding a model is its line in the registry, a file here
+// with its constructor, a line in this map, and its test. It is a function
+// rather than a variable so that no caller can change it.
+func executors() map[string]newExecutor {
+	return map[string]newExecutor{
+		workload.ModelClosed:             newClosedLoop,
+		workload.ModelRampingConcurrency: newRampingConcurrency,
+		workload.ModelRate:               newRate,
+		workload.ModelRampingRate:        newRampingRate,
+		workload.ModelBlocks:             newBlocks,
+	}
 }
 
 // Models lists the load models the engine can run, sorted.
 func Models() []string {
-	names := make([]string, 0, len(executors))
-	for name := range executors {
+	ex := executors()
+
+	names := make([]string, 0, len(ex))
+	for name := range ex {
 		names = append(names, name)
 	}
 
@@ -87,7 +93,7 @@ func Models() []string {
 // CheckModel returns an error when the engine has no executor for a load
 // model, so that a plan is refused before anything runs.
 func CheckModel(model string) error {
-	if _, ok := executors[model]; !ok {
+	if _, ok := executors()[model]; !ok {
 		return fmt.Errorf("no executor for load model %q (known: %s)", model, strings.Join(Models(), ", "))
 	}
 

@@ -14,12 +14,12 @@ import (
 func TestExecutorRegistry(t *testing.T) {
 	t.Parallel()
 
-	want := slices.Sorted(slices.Values(workload.Models))
+	want := slices.Sorted(slices.Values(workload.LoadModelNames()))
 	if got := Models(); !slices.Equal(got, want) {
 		t.Errorf("executors for %v, want exactly the workload's models %v", got, want)
 	}
 
-	for _, m := range workload.Models {
+	for _, m := range workload.LoadModelNames() {
 		if err := CheckModel(m); err != nil {
 			t.Errorf("model %s: %v", m, err)
 		}
@@ -68,7 +68,7 @@ func TestExecutorChosenFromPhase(t *testing.T) {
 
 			p := Phase{Concurrency: sp.Concurrency, Duration: sp.Duration.D()}
 			ps := &phaseSetup{engine: &Engine{}, spec: sp, mix: []string{"ins"}, bound: b, weights: map[string]float64{"ins": 1}, phase: &p, result: &PhaseResult{}}
-			ex := executors[sp.Model()](ps)
+			ex := executors()[sp.Model()](ps)
 
 			if got := fmt.Sprintf("%T", ex); got != tc.want {
 				t.Errorf("executor %s, want %s", got, tc.want)

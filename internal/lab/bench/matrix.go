@@ -25,10 +25,7 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 	base, variants, targetList := r.plan.Base, r.plan.Variants, r.plan.Targets
 
 	if len(targetList) == 0 {
-		targetList = []targets.TargetSpec{{Name: targets.KindEmbedded, Kind: targets.KindEmbedded}}
-		if r.opts.URI != "" {
-			targetList = []targets.TargetSpec{{Name: targets.KindURI, Kind: targets.KindURI, URI: r.opts.URI}}
-		}
+		targetList = []targets.TargetSpec{targets.DefaultSpec(r.opts.URI)}
 	}
 
 	rounds := r.plan.Rounds

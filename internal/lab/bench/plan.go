@@ -29,6 +29,11 @@ type Compiled struct {
 
 // Compile compiles a spec's templates and operations.
 func Compile(spec *workload.Spec) (*Compiled, []error) {
+	// Every target must be one the registry of kinds can launch.
+	if errs := spec.CheckTargets(targets.Validate); len(errs) > 0 {
+		return nil, errs
+	}
+
 	env, errs := datagen.NewEnv(spec.Seed, spec.Vars.Node(), "vars")
 	if len(errs) > 0 {
 		return nil, yamlpos.WithFile(spec.File(), errs)

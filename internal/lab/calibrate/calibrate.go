@@ -366,9 +366,9 @@ func (c *calibration) matrix(ctx context.Context, uriA, uriB string, rounds int)
 
 // run is matrix's whole result.
 func (c *calibration) run(ctx context.Context, uriA, uriB string, rounds int) (*result.Result, error) {
-	targetList := []targets.TargetSpec{{Name: "a", Kind: targets.KindURI, URI: uriA}}
+	targetList := []targets.TargetSpec{targets.Existing("a", uriA)}
 	if uriB != "" {
-		targetList = append(targetList, targets.TargetSpec{Name: "b", Kind: targets.KindURI, URI: uriB})
+		targetList = append(targetList, targets.Existing("b", uriB))
 	}
 
 	plan := &bench.Plan{

@@ -38,7 +38,7 @@ func targetSpecs(spec *workload.Spec, r *Request) ([]targets.TargetSpec, error) 
 			out[i].Name = out[i].Label()
 		}
 
-		if err := out[i].Validate(); err != nil {
+		if err := targets.Validate(out[i]); err != nil {
 			return nil, badInput("target %q: %s", out[i].Name, redact.Error(err, out[i].URI))
 		}
 

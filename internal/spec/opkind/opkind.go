@@ -2,9 +2,11 @@
 // fields each takes and needs, and whether it reads or writes. It is the one
 // list that workload validation, the operation layer (package op, which
 // binds each kind to the driver in a file of its own) and docs/workloads.md
-// agree on; it imports nothing so that both sides can use it without a
-// cycle.
+// agree on; it imports nothing of the project so that both sides can use
+// it without a cycle.
 package opkind
+
+import "slices"
 
 // Names of the operation kinds, as written in workload files.
 const (
@@ -45,6 +47,39 @@ type Kind struct {
 	// Writes is true when the kind writes, so that a write concern makes
 	// sense for it.
 	Writes bool
+
+	// Stores names the field holding the whole documents the kind writes
+	// to its collection ("document" for inserts, "replacement" for a
+	// replace), so that a collection's document shape (schema checks,
+	// decode: struct) is found without naming kinds; "" for kinds that
+	// store no whole document.
+	Stores string
+
+	// Inserts is true when the kind adds its documents to the collection,
+	// so that the documents acknowledged before a verify phase can be
+	// counted (results' write verification).
+	Inserts bool
+
+	// Lists is true when the kind returns every document its filter
+	// matches, so that a verify phase's count of them is what the
+	// collection holds (results' write verification).
+	Lists bool
+
+	// Batches is true when the kind's batch_size is the number of
+	// documents it builds per call rather than a cursor's batch size, so
+	// that it must be a constant (it bounds each worker's memory).
+	Batches bool
+
+	// External is true when every client stack has a call for the kind
+	// (the collection reads and writes), so that its executions can be
+	// described as arguments and sent to an external client; the
+	// administration kinds are left to the Go side.
+	External bool
+}
+
+// Takes reports whether field is one the kind uses.
+func (k Kind) Takes(field string) bool {
+	return slices.Contains(k.Required, field) || slices.Contains(k.Optional, field)
 }
 
 // Fields returns every field the kind uses: Required, then Optional.
@@ -59,18 +94,18 @@ func (k Kind) Fields() []string {
 // than a variable so that no caller can change it.
 func all() []Kind {
 	return []Kind{
-		{Name: InsertOne, Required: []string{"collection", "document"}, Optional: []string{"write_concern"}, Writes: true},
-		{Name: InsertMany, Required: []string{"collection", "document", "batch_size"}, Optional: []string{"ordered", "write_concern"}, Writes: true},
-		{Name: FindOne, Required: []string{"collection"}, Optional: []string{"filter", "projection", "sort", "skip", "read_preference", "decode"}, Reads: true},
-		{Name: Find, Required: []string{"collection"}, Optional: []string{"filter", "projection", "sort", "limit", "skip", "batch_size", "read_preference", "decode"}, Reads: true},
+		{Name: InsertOne, Required: []string{"collection", "document"}, Optional: []string{"write_concern"}, Writes: true, Stores: "document", Inserts: true, External: true},
+		{Name: InsertMany, Required: []string{"collection", "document", "batch_size"}, Optional: []string{"ordered", "write_concern"}, Writes: true, Stores: "document", Inserts: true, Batches: true, External: true},
+		{Name: FindOne, Required: []string{"collection"}, Optional: []string{"filter", "projection", "sort", "skip", "read_preference", "decode"}, Reads: true, External: true},
+		{Name: Find, Required: []string{"collection"}, Optional: []string{"filter", "projection", "sort", "limit", "skip", "batch_size", "read_preference", "decode"}, Reads: true, Lists: true, External: true},
 		// countDocuments counts the whole collection without a filter.
-		{Name: CountDocuments, Required: []string{"collection"}, Optional: []string{"filter", "limit", "skip", "read_preference"}, Reads: true},
-		{Name: Aggregate, Required: []string{"collection", "pipeline"}, Optional: []string{"batch_size", "read_preference", "decode"}, Reads: true},
-		{Name: UpdateOne, Required: []string{"collection", "filter", "update"}, Optional: []string{"upsert", "write_concern"}, Writes: true},
-		{Name: UpdateMany, Required: []string{"collection", "filter", "update"}, Optional: []string{"upsert", "write_concern"}, Writes: true},
-		{Name: ReplaceOne, Required: []string{"collection", "filter", "replacement"}, Optional: []string{"upsert", "write_concern"}, Writes: true},
-		{Name: DeleteOne, Required: []string{"collection", "filter"}, Optional: []string{"write_concern"}, Writes: true},
-		{Name: DeleteMany, Required: []string{"collection", "filter"}, Optional: []string{"write_concern"}, Writes: true},
+		{Name: CountDocuments, Required: []string{"collection"}, Optional: []string{"filter", "limit", "skip", "read_preference"}, Reads: true, External: true},
+		{Name: Aggregate, Required: []string{"collection", "pipeline"}, Optional: []string{"batch_size", "read_preference", "decode"}, Reads: true, External: true},
+		{Name: UpdateOne, Required: []string{"collection", "filter", "update"}, Optional: []string{"upsert", "write_concern"}, Writes: true, External: true},
+		{Name: UpdateMany, Required: []string{"collection", "filter", "update"}, Optional: []string{"upsert", "write_concern"}, Writes: true, External: true},
+		{Name: ReplaceOne, Required: []string{"collection", "filter", "replacement"}, Optional: []string{"upsert", "write_concern"}, Writes: true, Stores: "replacement", External: true},
+		{Name: DeleteOne, Required: []string{"collection", "filter"}, Optional: []string{"write_concern"}, Writes: true, External: true},
+		{Name: DeleteMany, Required: []string{"collection", "filter"}, Optional: []string{"write_concern"}, Writes: true, External: true},
 		{Name: Drop, Required: []string{"collection"}, Optional: []string{"write_concern"}, Writes: true},
 		{Name: CreateIndexes, Required: []string{"collection"}, Optional: []string{"indexes", "write_concern"}, Writes: true},
 		// runCommand may read or write; a read preference applies to it.
@@ -102,4 +137,41 @@ func Lookup(name string) (Kind, bool) {
 	}
 
 	return Kind{}, false
+}
+
+// Inserts reports whether the kind called name adds its documents to its
+// collection; false for an unknown name. Results' write verification asks
+// it rather than naming the insert kinds.
+func Inserts(name string) bool {
+	k, ok := Lookup(name)
+	return ok && k.Inserts
+}
+
+// Lists reports whether the kind called name returns every document its
+// filter matches; false for an unknown name. Results' write verification
+// asks it to find the verify phase's reads.
+func Lists(name string) bool {
+	k, ok := Lookup(name)
+	return ok && k.Lists
+}
+
+// Stored returns the field holding the whole documents the kind called name
+// writes to its collection, "" when it writes none or name is unknown.
+func Stored(name string) string {
+	k, _ := Lookup(name)
+	return k.Stores
+}
+
+// External returns the names of the kinds every client stack has a call
+// for, in documentation order.
+func External() []string {
+	var names []string
+
+	for _, k := range all() {
+		if k.External {
+			names = append(names, k.Name)
+		}
+	}
+
+	return names
 }

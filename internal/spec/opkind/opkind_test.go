@@ -105,3 +105,45 @@ func TestReadOrWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertiesConsistent checks that the properties other packages ask
+// the registry for agree with the fields each kind takes, so that a new
+// kind cannot claim to store documents it has no field for, or to be sent
+// to external clients without a collection.
+func TestPropertiesConsistent(t *testing.T) {
+	t.Parallel()
+
+	for _, k := range All() {
+		if k.Stores != "" && !slices.Contains(k.Required, k.Stores) {
+			t.Errorf("%s stores its %q field, which it does not require", k.Name, k.Stores)
+		}
+
+		if k.Inserts && (k.Stores == "" || !k.Writes) {
+			t.Errorf("%s inserts, so it must write and store a document field", k.Name)
+		}
+
+		if k.Batches && (!k.Inserts || !k.Takes("batch_size")) {
+			t.Errorf("%s batches documents, so it must insert and take batch_size", k.Name)
+		}
+
+		if k.Lists && !k.Reads {
+			t.Errorf("%s lists documents, so it must read", k.Name)
+		}
+
+		if k.External && !slices.Contains(k.Required, "collection") {
+			t.Errorf("%s is sent to external clients, which call collections, but takes no collection", k.Name)
+		}
+
+		if Inserts(k.Name) != k.Inserts || Lists(k.Name) != k.Lists || Stored(k.Name) != k.Stores {
+			t.Errorf("%s: the lookup functions disagree with the table", k.Name)
+		}
+	}
+
+	if Inserts("nope") || Lists("nope") || Stored("nope") != "" {
+		t.Error("an unknown kind has properties")
+	}
+
+	if len(External()) == 0 || len(External()) == len(All()) {
+		t.Errorf("External() = %v: want the collection calls only, not none nor all", External())
+	}
+}

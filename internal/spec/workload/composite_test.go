@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 )
 
 // compositeBase is a valid workload with a composite read-modify-write
@@ -42,7 +44,7 @@ func TestCompositeParses(t *testing.T) {
 		t.Fatalf("Composite() = %v, %v; want false, true", s.Operations[0].Composite(), rmw.Composite())
 	}
 
-	if len(rmw.Steps) != 2 || rmw.Steps[0].Op != KindFindOne || rmw.Steps[1].Op != KindUpdateOne || rmw.WeightOf() != 50 {
+	if len(rmw.Steps) != 2 || rmw.Steps[0].Op != opkind.FindOne || rmw.Steps[1].Op != opkind.UpdateOne || rmw.WeightOf() != 50 {
 		t.Fatalf("steps = %+v weight %v", rmw.Steps, rmw.WeightOf())
 	}
 
@@ -258,7 +260,7 @@ func TestCompositeVariants(t *testing.T) {
 		t.Errorf("heavier: rmw weight %v steps %d, want 80 and its 2 steps", rmw.WeightOf(), len(rmw.Steps))
 	}
 
-	if rmw := byName["flat"].Operations[1]; rmw.Composite() || rmw.Op != KindFindOne {
+	if rmw := byName["flat"].Operations[1]; rmw.Composite() || rmw.Op != opkind.FindOne {
 		t.Errorf("flat: rmw = %+v, want a plain findOne", rmw)
 	}
 }

@@ -8,18 +8,6 @@ import (
 	"github.com/mongobench/mongobench/internal/base/yamlpos"
 )
 
-// Load models of a phase, as written to results files.
-const (
-	ModelClosed             = "closed"
-	ModelRate               = "rate"
-	ModelRampingRate        = "ramping-rate"
-	ModelRampingConcurrency = "ramping-concurrency"
-	ModelBlocks             = "blocks"
-)
-
-// Models lists every load model Phase.Model can return.
-var Models = []string{ModelClosed, ModelRate, ModelRampingRate, ModelRampingConcurrency, ModelBlocks}
-
 // Defaults of phase fields.
 const (
 	DefaultMaxInFlight           = 64
@@ -60,28 +48,12 @@ func (s *Spec) PhaseList() ([]*Phase, []string) {
 	return phases, paths
 }
 
-// Model names the phase's load model.
-func (p *Phase) Model() string {
-	switch {
-	case p.Blocks != nil:
-		return ModelBlocks
-	case len(p.Stages) > 0 && p.Stages[0].Concurrency > 0 && p.Stages[0].Rate == 0:
-		return ModelRampingConcurrency
-	case len(p.Stages) > 0:
-		return ModelRampingRate
-	case p.Rate > 0:
-		return ModelRate
-	}
-
-	return ModelClosed
-}
+// Model names the phase's load model (see LoadModel).
+func (p *Phase) Model() string { return p.LoadModel().Name }
 
 // OpenLoop reports whether operations start on a schedule rather than when
 // a worker is free.
-func (p *Phase) OpenLoop() bool {
-	m := p.Model()
-	return m == ModelRate || m == ModelRampingRate
-}
+func (p *Phase) OpenLoop() bool { return p.LoadModel().OpenLoop }
 
 // Measured reports whether the phase's figures are reported (measure is not
 // false).
@@ -330,7 +302,7 @@ func (v *validator) stages(path string, p *Phase) {
 		v.at(f("warmup"), "a phase with stages has no warm-up: make the first stage a ramp instead")
 	}
 
-	byRate := p.Model() == ModelRampingRate
+	byRate := !p.LoadModel().RampsConcurrency
 
 	for i, st := range p.Stages {
 		sp := yamlpos.Index(f("stages"), i)

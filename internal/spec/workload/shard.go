@@ -42,8 +42,8 @@ func (p *Phase) ShardShare(index, count int) (*Phase, error) {
 		return nil, fmt.Errorf("shard %d/%d: the index must be between 0 and %d", index, count, count-1)
 	}
 
-	if p.Blocks != nil {
-		return nil, fmt.Errorf("phase %q: a blocks phase cannot be sharded (its blocks end at a collection size no shard sees alone)", p.Name)
+	if m := p.LoadModel(); m.Unshardable != "" {
+		return nil, fmt.Errorf("phase %q: a %s phase cannot be sharded (%s)", p.Name, m.Name, m.Unshardable)
 	}
 
 	s := *p
@@ -59,7 +59,7 @@ func (p *Phase) ShardShare(index, count int) (*Phase, error) {
 		return int(Split(int64(n), index, count)), nil
 	}
 
-	closed := p.Model() == ModelClosed || p.Model() == ModelRampingConcurrency
+	closed := p.LoadModel().Workers
 
 	var err error
 	if closed {

@@ -7,7 +7,7 @@ package workload
 import (
 	"go.yaml.in/yaml/v4"
 
-	"github.com/mongobench/mongobench/internal/spec/opkind"
+	"github.com/mongobench/mongobench/internal/spec/targetspec"
 )
 
 // Spec is a parsed workload file.
@@ -121,36 +121,14 @@ type Trials struct {
 	Duration Duration `yaml:"duration" json:"duration,omitempty"`
 }
 
-// TargetSpec names a server to run on, launched by mongobench or existing.
-type TargetSpec struct {
-	// Name labels the target in the matrix (default: its kind).
-	Name string `yaml:"name" json:"name,omitempty"`
+// TargetSpec names a server to run on, launched by mongobench or existing
+// (see package targetspec; its kind is checked against the registry of
+// kinds by CheckTargets, which the caller runs with that registry).
+type TargetSpec = targetspec.Spec
 
-	// Kind names a kind of package target's registry (target.Kinds).
-	Kind string `yaml:"kind" json:"kind"`
-
-	// URI is the connection string of a uri target.
-	URI string `yaml:"uri" json:"-"`
-
-	// Settings are PostgreSQL settings of a ferretdb-postgres target.
-	Settings map[string]string `yaml:"settings" json:"settings,omitempty"`
-
-	// Mongod configures a mongod target.
-	Mongod *MongodSpec `yaml:"mongod" json:"mongod,omitempty"`
-}
-
-// MongodSpec configures launched mongod processes.
-type MongodSpec struct {
-	// Binary is read only to be refused: a workload file names no program
-	// to run (see docs/security.md); the mongod binary comes from
-	// --mongod-binary, MONGOBENCH_MONGOD or PATH.
-	Binary        string   `yaml:"binary" json:"binary,omitempty"`
-	StorageEngine string   `yaml:"storage_engine" json:"storage_engine,omitempty"`
-	Journal       *bool    `yaml:"journal" json:"journal,omitempty"`
-	CacheSizeGB   float64  `yaml:"cache_size_gb" json:"cache_size_gb,omitempty"`
-	ReplicaSet    int      `yaml:"replica_set" json:"replica_set,omitempty"`
-	Args          []string `yaml:"args" json:"args,omitempty"`
-}
+// MongodSpec configures launched mongod processes. Its binary is read only
+// to be refused: a workload file names no program to run.
+type MongodSpec = targetspec.Mongod
 
 // Collection is one collection of the workload's database.
 type Collection struct {
@@ -533,26 +511,6 @@ type WriteConcern struct {
 	// WTimeout bounds waiting for replication.
 	WTimeout Duration `yaml:"wtimeout" json:"wtimeout,omitempty"`
 }
-
-// Kind names of operations, as written in workload files. Package opkind
-// holds the table of what each kind takes; these names are kept here so that
-// code reading a spec need not import it.
-const (
-	KindInsertOne      = opkind.InsertOne
-	KindInsertMany     = opkind.InsertMany
-	KindFindOne        = opkind.FindOne
-	KindFind           = opkind.Find
-	KindCountDocuments = opkind.CountDocuments
-	KindAggregate      = opkind.Aggregate
-	KindUpdateOne      = opkind.UpdateOne
-	KindUpdateMany     = opkind.UpdateMany
-	KindReplaceOne     = opkind.ReplaceOne
-	KindDeleteOne      = opkind.DeleteOne
-	KindDeleteMany     = opkind.DeleteMany
-	KindDrop           = opkind.Drop
-	KindCreateIndexes  = opkind.CreateIndexes
-	KindRunCommand     = opkind.RunCommand
-)
 
 // DecodeModes lists the decode modes of read operations.
 var DecodeModes = []string{"none", "raw", "map", "struct"}

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/mongobench/mongobench/internal/base/yamlpos"
-	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/spec/targetspec"
 )
 
 // MongodBinaryFlag and MongodBinaryEnv are where the mongod program of
@@ -15,26 +15,11 @@ const (
 	MongodBinaryEnv  = "MONGOBENCH_MONGOD"
 )
 
-// Target returns the target as package target describes it, for
-// validation and launching. A workload names no programs, so the mongod
-// binary is never taken from it (see targets).
-func (t TargetSpec) Target() targets.TargetSpec {
-	out := targets.TargetSpec{Name: t.Name, Kind: t.Kind, URI: t.URI, Settings: t.Settings}
-
-	if m := t.Mongod; m != nil {
-		out.Mongod = &targets.MongodSpec{
-			StorageEngine: m.StorageEngine, Journal: m.Journal,
-			CacheSizeGB: m.CacheSizeGB, ReplicaSet: m.ReplicaSet, Args: m.Args,
-		}
-	}
-
-	return out
-}
-
-// targets validates the workload's targets as package target's registry of
-// kinds does for --target flags, positioning each problem at the field it
-// concerns, so that a bad target is reported before anything runs. A
-// workload file is data: it may not name a program to run (mongod.binary).
+// targets checks what the workload file itself rules on, positioning each
+// problem at the field it concerns: a workload file is data, so it may not
+// name a program to run (mongod.binary), and each target's label must be
+// unique. What each kind accepts is the registry's to say; see
+// CheckTargets.
 func (v *validator) targets() {
 	labels := map[string]bool{}
 
@@ -47,24 +32,41 @@ func (v *validator) targets() {
 				MongodBinaryFlag, MongodBinaryEnv)
 		}
 
-		spec := t.Target()
-
-		if err := spec.Validate(); err != nil {
-			field := "kind"
-
-			var fe *targets.FieldError
-			if errors.As(err, &fe) {
-				field = fe.Field
-			}
-
-			v.at(yamlpos.Field(p, field), "%s", err)
-		}
-
-		label := spec.Label()
+		label := t.Target().Label()
 		if labels[label] {
 			v.at(yamlpos.Field(p, "name"), "target %q is named twice; give each a name", label)
 		}
 
 		labels[label] = true
 	}
+}
+
+// CheckTargets validates the workload's targets with validate, the registry
+// of target kinds (targets.Validate), as it validates --target flags, and
+// positions each problem at the field it concerns (file, line and field),
+// so that a bad target is reported before anything runs. The registry
+// lives above the spec layer, next to the launcher, so the caller that can
+// see it passes it in, as it runs CheckBudget.
+func (s *Spec) CheckTargets(validate targetspec.Validator) []error {
+	v := &validator{s: s}
+
+	for i, t := range s.Targets {
+		err := validate(t.Target())
+		if err == nil {
+			continue
+		}
+
+		field := "kind"
+
+		var fe *targetspec.FieldError
+		if errors.As(err, &fe) {
+			field = fe.Field
+		}
+
+		v.at(yamlpos.Field(yamlpos.Index("targets", i), field), "%s", err)
+	}
+
+	yamlpos.Sort(v.errs)
+
+	return v.errs
 }

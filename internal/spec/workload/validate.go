@@ -304,9 +304,11 @@ func (v *validator) operationValues(p string, o *Operation, collections map[stri
 		v.at(yamlpos.Field(p, "skip"), "must be >= 0")
 	}
 
+	kind, _ := opkind.Lookup(o.Op)
+
 	switch {
-	case o.BatchSize.Gen != nil && o.Op == KindInsertMany:
-		v.at(yamlpos.Field(p, "batch_size"), "must be a constant for insertMany: it bounds the memory of the batch each worker builds")
+	case o.BatchSize.Gen != nil && kind.Batches:
+		v.at(yamlpos.Field(p, "batch_size"), "must be a constant for %s: it bounds the memory of the batch each worker builds", o.Op)
 	case o.BatchSize.Gen == nil && v.set(yamlpos.Field(p, "batch_size")) && (o.BatchSize.N <= 0 || o.BatchSize.N > maxBatchSize):
 		v.at(yamlpos.Field(p, "batch_size"), "must be between 1 and %d", maxBatchSize)
 	}
@@ -349,7 +351,7 @@ func (v *validator) operationValues(p string, o *Operation, collections map[stri
 		}
 	}
 
-	if o.Op == KindCreateIndexes && o.Collection != "" {
+	if kind.Takes("indexes") && o.Collection != "" {
 		if c := collections[o.Collection]; c != nil {
 			v.indexRefs(p, o, c)
 		}

@@ -3,6 +3,8 @@ package workload
 import (
 	"strings"
 	"testing"
+
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 )
 
 const cleanup = `name: cleanup
@@ -61,13 +63,13 @@ func TestVariantSpecs(t *testing.T) {
 
 	base, drop, bare := specs[0], specs[1], specs[2]
 
-	if base.Variant != "delete_many" || base.Operations[1].Op != KindDeleteMany || len(base.Collections[0].Indexes) != 2 {
+	if base.Variant != "delete_many" || base.Operations[1].Op != opkind.DeleteMany || len(base.Collections[0].Indexes) != 2 {
 		t.Errorf("delete_many should equal the base: %+v", base.Operations[1])
 	}
 
 	// The changed kind replaces the operation (no stale filter), the new
 	// operation is appended, and run is merged key by key.
-	if o := drop.Operations[1]; o.Op != KindDrop || o.Filter != nil {
+	if o := drop.Operations[1]; o.Op != opkind.Drop || o.Filter != nil {
 		t.Errorf("clean in drop_recreate = %+v", o)
 	}
 
@@ -81,7 +83,7 @@ func TestVariantSpecs(t *testing.T) {
 	}
 
 	// The base document is untouched by merging.
-	if len(s.Operations) != 2 || s.Operations[1].Op != KindDeleteMany || len(s.Collections[0].Indexes) != 2 {
+	if len(s.Operations) != 2 || s.Operations[1].Op != opkind.DeleteMany || len(s.Collections[0].Indexes) != 2 {
 		t.Error("merging modified the base spec")
 	}
 }
@@ -104,8 +106,8 @@ func TestVariantErrors(t *testing.T) {
 			want: `variants[0].database: unknown field "database"`,
 		},
 		"bad target": {
-			yaml: cleanup + "targets:\n  - kind: postgres\n",
-			want: `targets[0].kind: unknown target kind "postgres"`,
+			yaml: cleanup + "targets:\n  - kind: k\n  - kind: k\n",
+			want: `targets[1].name: target "k" is named twice`,
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

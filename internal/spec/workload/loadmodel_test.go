@@ -1,0 +1,63 @@
+package workload
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestLoadModelChosen checks that each way of writing a phase chooses its
+// model from the registry, and that what the rest of the tool asks of the
+// model (open loop, workers, stages, sharding, external clients) follows.
+func TestLoadModelChosen(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name  string
+		phase Phase
+		want  string
+	}{
+		{"plain", Phase{Concurrency: 4}, ModelClosed},
+		{"rate", Phase{Rate: 100}, ModelRate},
+		{"rate stages", Phase{Stages: []Stage{{Rate: 10}}}, ModelRampingRate},
+		{"concurrency stages", Phase{Stages: []Stage{{Concurrency: 8}}}, ModelRampingConcurrency},
+		{"blocks", Phase{Blocks: &Blocks{}, Rate: 100}, ModelBlocks},
+	}
+
+	seen := map[string]bool{}
+
+	for _, tt := range tests {
+		m := tt.phase.LoadModel()
+		if m.Name != tt.want || tt.phase.Model() != tt.want {
+			t.Errorf("%s: model %s, want %s", tt.name, m.Name, tt.want)
+		}
+
+		if tt.phase.OpenLoop() != m.OpenLoop {
+			t.Errorf("%s: OpenLoop() disagrees with the registry", tt.name)
+		}
+
+		seen[m.Name] = true
+	}
+
+	for _, name := range LoadModelNames() {
+		if !seen[name] {
+			t.Errorf("model %s is chosen by no phase of this test; add one", name)
+		}
+
+		m, ok := LookupLoadModel(name)
+		if !ok || m.Name != name || m.Description == "" {
+			t.Errorf("LookupLoadModel(%q) = %+v, %v", name, m, ok)
+		}
+
+		if m.OpenLoop && (m.Workers || m.External || m.RampsConcurrency) {
+			t.Errorf("%s: an open loop has no fixed workers", name)
+		}
+	}
+
+	if _, ok := LookupLoadModel("poisson"); ok {
+		t.Error("an unknown model was found")
+	}
+
+	if got := LoadModelNames(); !slices.Contains(got, ModelClosed) || got[len(got)-1] != ModelClosed {
+		t.Errorf("names %v: the closed loop, which takes any phase, must come last", got)
+	}
+}
