@@ -78,9 +78,6 @@ func exceptions() []exception {
 		{"internal/report/", "rate", unit},
 		// Known uses that belong to changes owned elsewhere in issue 21;
 		// each is to ask its registry, then leave this list.
-		{"internal/results/result/verification.go", "find", "results contract's package: to use opkind.Lists"},
-		{"internal/results/result/verification.go", "insertOne", "results contract's package: to use opkind.Inserts"},
-		{"internal/results/result/verification.go", "insertMany", "results contract's package: to use opkind.Inserts"},
 		{"internal/report/view.go", "closed", "report's package: an empty model of old results is to read as workload.ModelClosed"},
 		{"internal/cli/summary.go", "closed", "terminal renderer, moving beside the report: an empty model is to read as workload.ModelClosed"},
 	}

@@ -79,7 +79,7 @@ func (r *Result) Verifications() []Verification {
 		}
 
 		for _, o := range p.Operations {
-			if kind[o.Name] != opkind.Find || coll[o.Name] == "" {
+			if !opkind.Lists(kind[o.Name]) || coll[o.Name] == "" {
 				continue
 			}
 
@@ -91,7 +91,7 @@ func (r *Result) Verifications() []Verification {
 				}
 
 				for _, w := range before.Operations {
-					if (kind[w.Name] == opkind.InsertOne || kind[w.Name] == opkind.InsertMany) && coll[w.Name] == v.Collection {
+					if opkind.Inserts(kind[w.Name]) && coll[w.Name] == v.Collection {
 						v.Acknowledged += w.Docs
 					}
 				}
