@@ -194,7 +194,7 @@ func TestGoSendsValidRequests(t *testing.T) {
 			}
 		}
 
-		text := append(line.buf, ']', '}')
+		text := append(append([]byte(nil), line.buf...), ']', '}')
 		if err := validate(request, text); err != nil {
 			t.Fatalf("ops line: %v\n%s", err, text)
 		}

@@ -39,8 +39,13 @@ func appendArgs(dst []byte, a *op.Args) ([]byte, bool) {
 		key string
 		v   any
 	}{
-		{"filter", a.Filter}, {"document", a.Document}, {"update", a.Update}, {"replacement", a.Replacement},
-		{"projection", a.Projection}, {"sort", a.Sort}, {"pipeline", a.Pipeline},
+		{"filter", a.Filter},
+		{"document", a.Document},
+		{"update", a.Update},
+		{"replacement", a.Replacement},
+		{"projection", a.Projection},
+		{"sort", a.Sort},
+		{"pipeline", a.Pipeline},
 	} {
 		if f.v != nil && ok {
 			key(f.key)

@@ -100,8 +100,14 @@ func TestAppendArgsMatchesDriver(t *testing.T) {
 		"plain", `q"uote`, `back\slash`, "", "tab\t", "naïve", "\u2028", int32(-5), int64(math.MaxInt64),
 		0.0, math.Copysign(0, -1), 1.0, 1.5, 1e21, 1e-7, 123456789012345678.0, math.NaN(), math.Inf(1), math.Inf(-1),
 		true, nil, bson.NewObjectID(), bson.DateTime(-62135596800000), time.Date(2024, 2, 29, 12, 0, 0, 999_999_999, time.UTC),
-		bson.D{}, bson.A{}, []any{int32(1), "x"}, bson.D{{Key: "a.b", Value: bson.D{{Key: "$in", Value: bson.A{1.25, int64(2)}}}}},
-		bson.D{{Key: "ké", Value: int32(1)}}, bson.Binary{Data: []byte("hi")}, 7, map[string]any{"a": int32(1)},
+		bson.D{},
+		bson.A{},
+		[]any{int32(1), "x"},
+		bson.D{{Key: "a.b", Value: bson.D{{Key: "$in", Value: bson.A{1.25, int64(2)}}}}},
+		bson.D{{Key: "ké", Value: int32(1)}},
+		bson.Binary{Data: []byte("hi")},
+		7,
+		map[string]any{"a": int32(1)},
 	} {
 		all = append(all, op.Args{Filter: bson.D{{Key: "v", Value: v}}, Ordered: &yes, Limit: 3})
 	}
