@@ -42,20 +42,6 @@ func formatSeconds(s float64) string {
 	}
 }
 
-// formatBytes writes a size in binary units.
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%d B", n)
-	}
-}
-
 // groupDigits writes an integer with thousands separators.
 func groupDigits(n int64) string {
 	s := strconv.FormatInt(n, 10)
