@@ -334,10 +334,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	// The table first: a write that fails (a full disk) still shows
 	// what the run measured.
-	printSummary(tableWriter(st, f), res)
+	report.WriteSummary(tableWriter(st, f), res, throughClient(res.Client))
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
-	printRunBlock(tableWriter(st, f), variants[0].Spec, res)
+	report.WriteBlocks(tableWriter(st, f), res)
 
 	st.setStep("writing the results to %s", out)
 

@@ -11,10 +11,15 @@ import (
 	"github.com/mongobench/mongobench/internal/base/units"
 )
 
-// latencyCell is units.Micros, or a dash when nothing was measured.
+// latencyCell is units.Micros, or "-" when the operation never completed
+// (count 0): its latencies are zeros standing for nothing, whereas a
+// measured 0µs is a value. The dash is the analysis tables' mark for no
+// data (analysis.TableCell), so that the terminal, Markdown and the HTML
+// page show a missing latency the same way. It is the one copy of this
+// rule, used by the terminal's summary and the page alike.
 func latencyCell(count int64, us float64) string {
 	if count == 0 {
-		return "–"
+		return "-"
 	}
 
 	return units.Micros(us)
