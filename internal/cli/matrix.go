@@ -11,13 +11,12 @@ import (
 
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/results/result"
-	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
 // writeMatrixRun saves a matrix run's results, prints its tables and says
 // how it ended: the results of an interrupted or failed matrix are written
 // too.
-func writeMatrixRun(ctx context.Context, st *State, base *workload.Spec, f *runFlags, outcome *bench.Outcome, out string) error {
+func writeMatrixRun(ctx context.Context, st *State, f *runFlags, outcome *bench.Outcome, out string) error {
 	// Everything below prints or writes the sanitized copy only.
 	res, err := result.Sanitize(outcome.Result)
 	if err != nil {

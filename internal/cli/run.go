@@ -323,7 +323,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
 
 	if plan.Matrix() {
-		return writeMatrixRun(ctx, st, w.Spec, f, outcome, out)
+		return writeMatrixRun(ctx, st, f, outcome, out)
 	}
 
 	res := outcome.Result // thresholds checked: they are in the run log
