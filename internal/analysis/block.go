@@ -590,7 +590,7 @@ func blockOps(res *result.Result) []phaseOp {
 
 	for i := range res.Phases {
 		p := &res.Phases[i]
-		if !p.Excluded && p.Model != result.PhaseLoad && !strings.HasPrefix(p.Name, result.PhaseLoad+":") {
+		if !p.Excluded && !p.IsLoad() {
 			phases = append(phases, p)
 		}
 	}
@@ -655,7 +655,7 @@ func runBlock(res *result.Result, fig Figure, mixes bool) Block {
 
 	for i := range res.Phases {
 		p := &res.Phases[i]
-		if p.Excluded || p.Model == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":") || (!mixes && !runsSequence(p)) {
+		if p.Excluded || p.IsLoad() || (!mixes && !runsSequence(p)) {
 			continue
 		}
 

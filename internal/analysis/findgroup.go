@@ -184,7 +184,7 @@ func operationTimes(res *result.Result) (map[string]float64, float64) {
 	total := 0.0
 
 	for _, p := range res.Phases {
-		if p.Excluded || p.Model == result.PhaseLoad || p.Name == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":") {
+		if p.Excluded || p.IsLoad() {
 			continue
 		}
 

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"strings"
 
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
@@ -141,7 +140,7 @@ func MeasuredOps(res *result.Result) []result.Operation {
 
 	for i := range res.Phases {
 		p := &res.Phases[i]
-		if !p.Excluded && p.Model != "load" && !strings.HasPrefix(p.Name, result.PhaseLoad+":") {
+		if !p.Excluded && !p.IsLoad() {
 			phases = append(phases, p)
 		}
 	}

@@ -3,11 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
+	"github.com/mongobench/mongobench/internal/report"
 
 	"github.com/spf13/cobra"
 
@@ -147,11 +146,11 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 
 	checks, failures, unjudged := analysis.CheckGates(files, ops, gates)
 
-	writeCompareText(st.Stdout, files, ops)
-	printFilesBlock(st.Stdout, files, judging)
+	report.WriteCompare(st.Stdout, files, ops)
+	report.WriteFilesBlock(st.Stdout, files, judging)
 
 	if f.markdown != "" {
-		if err := writeCompareMarkdown(f.markdown, files, ops, checks); err != nil {
+		if err := atomicfile.WriteBytes(f.markdown, []byte(report.CompareMarkdown(files, ops, checks))); err != nil {
 			return badInput("%v", err)
 		}
 
@@ -303,115 +302,4 @@ func sideList(arg string) []string {
 	}
 
 	return out
-}
-
-// writeCompareText prints the comparison as plain-text tables.
-func writeCompareText(w io.Writer, files []*analysis.File, ops []analysis.CompareOp) {
-	fmt.Fprintln(w, "Results files:")
-
-	for i, cf := range files {
-		fmt.Fprintf(w, "  %s\n", analysis.Legend(cf, i == 0))
-	}
-
-	for _, op := range ops {
-		t := analysis.CompareTable(files, op)
-		fmt.Fprintf(w, "\n%s\n", t.Title)
-
-		header, rows := t.Header, t.TextRows()
-		widths := make([]int, len(header))
-
-		for _, r := range append([][]string{header}, rows...) {
-			for i, c := range r {
-				widths[i] = max(widths[i], utf8.RuneCountInString(c))
-			}
-		}
-
-		for _, r := range append([][]string{header}, rows...) {
-			var b strings.Builder
-
-			b.WriteString(" ")
-
-			for i, c := range r {
-				pad := widths[i] - utf8.RuneCountInString(c)
-
-				b.WriteString(" ")
-
-				if t.Numeric[i] {
-					b.WriteString(strings.Repeat(" ", pad) + c)
-				} else {
-					b.WriteString(c + strings.Repeat(" ", pad))
-				}
-
-				b.WriteString(" ")
-			}
-
-			fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-		}
-	}
-
-	fmt.Fprintf(w, "\n%s\n", analysis.CompareNote(files))
-}
-
-// compareMarkdown renders the comparison as Markdown.
-func compareMarkdown(files []*analysis.File, ops []analysis.CompareOp, checks []string) string {
-	var b strings.Builder
-
-	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-	b.WriteString("# mongobench compare\n\n")
-
-	for i, cf := range files {
-		fmt.Fprintf(&b, "- %s\n", cell(strings.ReplaceAll(analysis.Legend(cf, i == 0), "  ", " ")))
-	}
-
-	for _, op := range ops {
-		t := analysis.CompareTable(files, op)
-		fmt.Fprintf(&b, "\n## %s\n\n", cell(t.Title))
-
-		header := t.Header
-		b.WriteString("|")
-
-		for _, h := range header {
-			b.WriteString(" " + cell(h) + " |")
-		}
-
-		b.WriteString("\n|")
-
-		for i := range header {
-			if t.Numeric[i] {
-				b.WriteString(" ---: |")
-			} else {
-				b.WriteString(" --- |")
-			}
-		}
-
-		b.WriteString("\n")
-
-		for _, r := range t.TextRows() {
-			b.WriteString("|")
-
-			for _, c := range r {
-				b.WriteString(" " + cell(c) + " |")
-			}
-
-			b.WriteString("\n")
-		}
-	}
-
-	b.WriteString("\n" + strings.ReplaceAll(analysis.CompareNote(files), "\n", " ") + "\n")
-
-	if len(checks) > 0 {
-		b.WriteString("\n## Checks\n\n")
-
-		for _, c := range checks {
-			fmt.Fprintf(&b, "- `%s`\n", strings.ReplaceAll(c, "`", "'"))
-		}
-	}
-
-	return b.String()
-}
-
-// writeCompareMarkdown writes the Markdown comparison to path atomically.
-func writeCompareMarkdown(path string, files []*analysis.File, ops []analysis.CompareOp, checks []string) error {
-	return atomicfile.WriteBytes(path, []byte(compareMarkdown(files, ops, checks)))
 }

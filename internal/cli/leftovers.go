@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mongobench/mongobench/internal/base/inputfile"
 	"github.com/mongobench/mongobench/internal/base/tempdir"
+	"github.com/mongobench/mongobench/internal/base/units"
 )
 
 // sweepLeftovers removes the temporary directories of mongobench runs that
@@ -21,18 +21,18 @@ func sweepLeftovers(st *State) {
 
 	if n := len(s.Removed); n > 0 {
 		fmt.Fprintf(st.Stderr, "Removed %s left by killed mongobench runs (%s): %s\n",
-			dirCount(n), inputfile.Size(tempdir.Total(s.Removed)), leftoverPaths(s.Removed))
+			dirCount(n), units.Bytes(tempdir.Total(s.Removed)), leftoverPaths(s.Removed))
 	}
 
 	if n := len(s.Failed); n > 0 {
 		fmt.Fprintf(st.Stderr, "Warning: could not remove %s left by killed mongobench runs (%s): %v\nRemove them with: %s\n",
-			dirCount(n), inputfile.Size(tempdir.Total(s.Failed)), s.Failed[0].Err, tempdir.RemoveCommand(s.Failed))
+			dirCount(n), units.Bytes(tempdir.Total(s.Failed)), s.Failed[0].Err, tempdir.RemoveCommand(s.Failed))
 	}
 
 	if n := len(s.Unmarked); n > 0 {
 		fmt.Fprintf(st.Stderr, "Note: found %s named like mongobench's without an owner mark (%s), left by an older "+
 			"mongobench that may still be running; if none is, remove with: %s\n",
-			dirCount(n), inputfile.Size(tempdir.Total(s.Unmarked)), tempdir.RemoveCommand(s.Unmarked))
+			dirCount(n), units.Bytes(tempdir.Total(s.Unmarked)), tempdir.RemoveCommand(s.Unmarked))
 	}
 }
 

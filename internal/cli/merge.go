@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/analysis/finish"
+	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/results/merge"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/results/runlog"
@@ -150,7 +151,7 @@ func mergeFiles(st *State, paths []string, out string) error {
 	// The table first: a write that fails (a full disk) still shows the
 	// merged figures.
 	fmt.Fprintf(w, "Merged %d shards of %s (%d workers in all)\n", merged.Merged.Count, merged.Workload.Name, merged.Concurrency)
-	printSummary(w, merged)
+	report.WriteSummary(w, merged, throughClient(merged.Client))
 	printThresholds(w, merged.Thresholds)
 
 	if err := writeResults(st, out, merged); err != nil {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
-	"github.com/mongobench/mongobench/internal/base/inputfile"
+	"github.com/mongobench/mongobench/internal/base/units"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/results/runlog"
 )
@@ -164,7 +164,7 @@ func (o *outputs) sweep(dir string) {
 		what = fmt.Sprintf("%d temporary files", len(removed))
 	}
 
-	fmt.Fprintf(o.st.Stderr, "Removed %s left by interrupted writes (%s): %s\n", what, inputfile.Size(size), strings.Join(removed, ", "))
+	fmt.Fprintf(o.st.Stderr, "Removed %s left by interrupted writes (%s): %s\n", what, units.Bytes(size), strings.Join(removed, ", "))
 }
 
 // maxNameTries bounds the numeric suffixes addDefaultResults tries.

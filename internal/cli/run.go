@@ -13,6 +13,7 @@ import (
 	"github.com/mongobench/mongobench/internal/engine/client"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	benchplan "github.com/mongobench/mongobench/internal/lab/plan"
+	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/workload"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
@@ -322,7 +323,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
 
 	if plan.Matrix() {
-		return writeMatrixRun(st, w.Spec, f, outcome, out)
+		return writeMatrixRun(st, f, outcome, out)
 	}
 
 	// Finished as finish and merge finish theirs: findings, thresholds,
@@ -340,10 +341,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	// The table first: a write that fails (a full disk) still shows
 	// what the run measured.
-	printSummary(tableWriter(st, f), res)
+	report.WriteSummary(tableWriter(st, f), res, throughClient(res.Client))
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
-	printRunBlock(tableWriter(st, f), variants[0].Spec, res)
+	report.WriteBlocks(tableWriter(st, f), res)
 
 	st.setStep("writing the results to %s", out)
 

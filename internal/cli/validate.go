@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/base/inputfile"
 	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/base/units"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/spec/workload"
 )
@@ -37,7 +37,7 @@ It exits with code 2 if any file has a problem.`,
 				// A large file takes seconds to parse and compile: say so,
 				// so that the wait is not silent.
 				if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() >= slowValidateSize {
-					fmt.Fprintf(st.Stderr, "Validating %s (%s)...\n", path, inputfile.Size(fi.Size()))
+					fmt.Fprintf(st.Stderr, "Validating %s (%s)...\n", path, units.Bytes(fi.Size()))
 				}
 
 				if _, errs := readWorkload(ctx, path, nil); len(errs) > 0 {

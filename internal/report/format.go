@@ -11,10 +11,15 @@ import (
 	"github.com/mongobench/mongobench/internal/base/units"
 )
 
-// latencyCell is units.Micros, or a dash when nothing was measured.
+// latencyCell is units.Micros, or "-" when the operation never completed
+// (count 0): its latencies are zeros standing for nothing, whereas a
+// measured 0µs is a value. The dash is the analysis tables' mark for no
+// data (analysis.TableCell), so that the terminal, Markdown and the HTML
+// page show a missing latency the same way. It is the one copy of this
+// rule, used by the terminal's summary and the page alike.
 func latencyCell(count int64, us float64) string {
 	if count == 0 {
-		return "–"
+		return "-"
 	}
 
 	return units.Micros(us)
@@ -39,20 +44,6 @@ func formatSeconds(s float64) string {
 		return strconv.FormatFloat(s, 'f', 1, 64) + " s"
 	default:
 		return time.Duration(s * float64(time.Second)).Round(time.Second).String()
-	}
-}
-
-// formatBytes writes a size in binary units.
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%d B", n)
 	}
 }
 

@@ -215,7 +215,7 @@ func newRunView(n int, label string, r *result.Result, describe func(string) str
 		case p.Excluded:
 			v.Excluded = append(v.Excluded, fmt.Sprintf("%s (%s, %s, measure: false): not measured, left out of this report.",
 				p.Name, modelName(p.Model), formatSeconds(p.DurationS)))
-		case isLoad(p):
+		case p.IsLoad():
 			v.Loads = append(v.Loads, newLoadRows(p)...)
 		default:
 			v.Phases = append(v.Phases, newPhaseView(fmt.Sprintf("%s-p%d", v.ID, i+1), p, cols))
@@ -233,11 +233,6 @@ func newRunView(n int, label string, r *result.Result, describe func(string) str
 	v.Nav = runNav(v)
 
 	return v
-}
-
-// isLoad reports whether p is a loading phase.
-func isLoad(p *result.Phase) bool {
-	return p.Model == result.PhaseLoad || strings.HasPrefix(p.Name, result.PhaseLoad+":")
 }
 
 func modelName(m string) string {

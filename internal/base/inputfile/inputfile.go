@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/base/units"
 )
 
 // DefaultLimit is the largest input file Read accepts: far above any
@@ -49,39 +51,15 @@ type TooLargeError struct {
 func (e *TooLargeError) Error() string {
 	if e.Known {
 		return fmt.Sprintf("%s: %s, larger than the %s limit for input files; is it the right file?",
-			e.Path, Size(e.Size), Size(e.Limit))
+			e.Path, units.Bytes(e.Size), units.Bytes(e.Limit))
 	}
 
 	return fmt.Sprintf("%s: more than %s (the limit for input files) and still growing; is it the right file?",
-		e.Path, Size(e.Limit))
+		e.Path, units.Bytes(e.Limit))
 }
 
 // Is makes errors.Is(err, ErrTooLarge) true.
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
-
-// Size formats a byte count for messages: "812 B", "3.5 KiB", "64 MiB".
-func Size(n int64) string {
-	const unit = 1024
-
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-
-	f, suffix := float64(n)/unit, "KiB"
-	for _, s := range []string{"MiB", "GiB", "TiB"} {
-		if f < unit {
-			break
-		}
-
-		f, suffix = f/unit, s
-	}
-
-	if f == float64(int64(f)) {
-		return fmt.Sprintf("%d %s", int64(f), suffix)
-	}
-
-	return fmt.Sprintf("%.1f %s", f, suffix)
-}
 
 // Read is ReadLimit with DefaultLimit.
 func Read(ctx context.Context, path string) ([]byte, error) {

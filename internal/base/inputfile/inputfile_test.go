@@ -196,14 +196,6 @@ func TestReadFIFOWithWriter(t *testing.T) {
 	}
 }
 
-func TestSize(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KiB", 1536: "1.5 KiB", 64 << 20: "64 MiB", 5 << 30: "5 GiB"} {
-		if got := inputfile.Size(n); got != want {
-			t.Errorf("Size(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // TestCheckFile refuses a named pipe and a device at once, names what they
 // are, and accepts a regular file and a pipe reached through a descriptor
 // path (the shell's <(command)).

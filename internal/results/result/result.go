@@ -451,7 +451,7 @@ func (r *Result) MainPhase() *Phase {
 		}
 	}
 	for i := len(r.Phases) - 1; i >= 0; i-- {
-		if p := &r.Phases[i]; !p.Excluded && p.Model != PhaseLoad {
+		if p := &r.Phases[i]; !p.Excluded && !p.IsLoad() {
 			return p
 		}
 	}

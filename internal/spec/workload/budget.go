@@ -1,10 +1,11 @@
 package workload
 
 import (
-	"fmt"
+	"math"
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/mongobench/mongobench/internal/base/units"
 	"github.com/mongobench/mongobench/internal/base/yamlpos"
 	"github.com/mongobench/mongobench/internal/stats/metrics"
 )
@@ -67,7 +68,7 @@ func (v *validator) phaseBudget(path string, p *Phase) {
 		if p.MaxBacklog > MaxBacklog {
 			v.at(f("max_backlog"), "%d is above the cap of %d: the backlog queue is allocated when the phase starts "+
 				"(%d bytes per waiting operation, %s here)", p.MaxBacklog, MaxBacklog, backlogEntryBytes,
-				humanBytes(float64(p.MaxBacklog)*backlogEntryBytes))
+				units.Bytes(backlogBytes(p.MaxBacklog)))
 		}
 	}
 
@@ -93,7 +94,7 @@ func (v *validator) phaseBudget(path string, p *Phase) {
 
 	v.at(field, "%d operations × %d %s would hold about %s of latency histograms%s, above the budget of %s: "+
 		"each worker keeps a histogram for every operation it runs; split the operations into phases or use fewer %s",
-		ops, workers, what, humanBytes(float64(need)), service, humanBytes(RecorderBudget), what)
+		ops, workers, what, units.Bytes(need), service, units.Bytes(RecorderBudget), what)
 }
 
 // recorders returns what sizes a phase's latency recorders: the number of
@@ -158,19 +159,13 @@ func (v *validator) recorders(p *Phase) (ops, workers, registries int) {
 	return declared, workers, registries
 }
 
-// humanBytes formats a byte count in binary units for messages.
-func humanBytes(b float64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	i := 0
-
-	for b >= 1024 && i < len(units)-1 {
-		b /= 1024
-		i++
+// backlogBytes is the memory of a backlog of n waiting operations, the
+// largest int64 when the product would overflow (a typo such as
+// max_backlog: 1000000000000000000).
+func backlogBytes(n int) int64 {
+	if int64(n) > math.MaxInt64/backlogEntryBytes {
+		return math.MaxInt64
 	}
 
-	if i == 0 {
-		return fmt.Sprintf("%.0f %s", b, units[i])
-	}
-
-	return fmt.Sprintf("%.1f %s", b, units[i])
+	return int64(n) * backlogEntryBytes
 }

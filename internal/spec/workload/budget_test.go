@@ -57,7 +57,7 @@ func TestMemoryCaps(t *testing.T) {
 		"operations × workers above the budget": {
 			yaml: manyOps(200, "duration: 1s", "concurrency: 10000"),
 			want: "w.yaml:7:16: run.concurrency: 200 operations × 10000 workers would hold about 1.9 GiB of latency " +
-				"histograms, above the budget of 1.0 GiB: each worker keeps a histogram for every operation it runs",
+				"histograms, above the budget of 1 GiB: each worker keeps a histogram for every operation it runs",
 		},
 		"in-flight slots far above the cap": {
 			yaml: manyOps(1, "duration: 1s", "rate: 100", "max_in_flight: 200000"),
@@ -66,7 +66,7 @@ func TestMemoryCaps(t *testing.T) {
 		"open loop counts slots and service times": {
 			yaml: manyOps(100, "duration: 1s", "rate: 100", "max_in_flight: 10000"),
 			want: "run.max_in_flight: 100 operations × 10000 in-flight slots would hold about 1.9 GiB of latency " +
-				"histograms, twice over for service times, above the budget of 1.0 GiB",
+				"histograms, twice over for service times, above the budget of 1 GiB",
 		},
 		"a ramp counts its largest stage": {
 			yaml: manyOps(200, "stages:", "  - {duration: 1s, concurrency: 10}", "  - {duration: 1s, concurrency: 10000}"),

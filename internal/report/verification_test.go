@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"strings"
@@ -7,10 +7,10 @@ import (
 	"github.com/mongobench/mongobench/internal/results/result"
 )
 
-// TestPrintVerification checks the terminal's write verification table of
+// TestWriteVerification checks the terminal's write verification table of
 // a run with a verify phase: 2 batches of 500 acknowledged, 990 found, 10
 // lost; and that a run without one prints nothing.
-func TestPrintVerification(t *testing.T) {
+func TestWriteVerification(t *testing.T) {
 	res := &result.Result{
 		Workload: result.Workload{Spec: map[string]any{"operations": []any{
 			map[string]any{"name": "insert", "op": "insertMany", "collection": "locations"},
@@ -23,7 +23,7 @@ func TestPrintVerification(t *testing.T) {
 	}
 
 	var b strings.Builder
-	printVerification(&b, res)
+	WriteVerification(&b, res)
 
 	out := b.String()
 	if !strings.Contains(out, "Write verification") {
@@ -37,7 +37,7 @@ func TestPrintVerification(t *testing.T) {
 
 	res.Phases = res.Phases[:1]
 	b.Reset()
-	printVerification(&b, res)
+	WriteVerification(&b, res)
 
 	if b.Len() != 0 {
 		t.Errorf("a run without a verify phase printed:\n%s", b.String())
