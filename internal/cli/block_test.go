@@ -66,8 +66,13 @@ func TestRunMatrixComparisonBlock(t *testing.T) {
 // TestOperationsBlockDecodeCost reads 200 documents per find from the
 // wiretest server, once without decoding and once into maps, over six
 // rounds: the block of operations, per document and in cost mode, ranks
-// the read that decodes nothing first and gives map's decode cost per
-// document (map − none) with a 95% interval above zero.
+// the two reads and gives the other one's cost per document over the best
+// with a 95% interval, from six paired rounds, in µs or ms per document.
+// Which read is best and whether the interval excludes zero are measured
+// facts that a loaded machine can blur, so they are not asserted here:
+// TestMatrixBlockCost (internal/analysis) checks the arithmetic of the cost
+// on fixed samples, and measuring decode cost is the job of the tool itself
+// (workloads/examples/decode-cost.yaml).
 func TestOperationsBlockDecodeCost(t *testing.T) {
 	srv, err := wiretest.Start(wiretest.Config{FindDocs: 200})
 	if err != nil {
@@ -106,19 +111,20 @@ operations:
 		t.Fatalf("block %+v", b)
 	}
 
-	none, st := b.Groups[0].Lines[0], b.Groups[0].Lines[1]
-	if none.Name != "none" || st.Name != "map" || st.Cost == nil {
-		t.Fatalf("lines %+v %+v", none, st)
+	best, other := b.Groups[0].Lines[0], b.Groups[0].Lines[1]
+	if names := best.Name + " " + other.Name; (names != "none map" && names != "map none") || best.Cost != nil || other.Cost == nil {
+		t.Fatalf("lines %+v %+v, want none and map ranked, a cost on the second only", best, other)
 	}
 
-	if c := st.Cost; c.Kind != verdict.Difference || c.Lo <= 0 || c.Estimate < c.Lo || c.Estimate > c.Hi || c.Used != 6 {
-		t.Errorf("decode cost %+v, want a positive difference over 6 rounds", c)
+	if c := other.Cost; (c.Kind != verdict.Difference && c.Kind != verdict.NoDifference) || c.Used != 6 || c.Lo > c.Estimate || c.Estimate > c.Hi {
+		t.Errorf("cost %+v, want an estimate inside its interval over 6 rounds", c)
 	}
 
 	var text strings.Builder
 	b.WriteText(&text)
 
-	if !regexp.MustCompile(`\n    map   +[0-9.]+µs/doc  \d.*; cost \+[0-9.]+(µs|ms)/doc \(95% CI \+[0-9.]+(µs|ms)/doc to \+[0-9.]+(µs|ms)/doc\)\n`).MatchString(text.String()) {
+	num := `[+−][0-9.]+(µs|ms|ns)/doc`
+	if !regexp.MustCompile(`\n    ` + other.Name + ` +[0-9.]+(µs|ms)/doc  \d.*; cost ` + num + ` \(95% CI ` + num + ` to ` + num + `\)\n`).MatchString(text.String()) {
 		t.Errorf("block text:\n%s", text.String())
 	}
 }
