@@ -124,7 +124,7 @@ operations:
 	b.WriteText(&text)
 
 	num := `[+−][0-9.]+(µs|ms|ns)/doc`
-	if !regexp.MustCompile(`\n    ` + other.Name + ` +[0-9.]+(µs|ms)/doc  \d.*; cost ` + num + ` \(95% CI ` + num + ` to ` + num + `\)\n`).MatchString(text.String()) {
+	if !regexp.MustCompile(`\n    ` + other.Name + ` +[0-9.]+(µs|ms)/doc  .*; cost ` + num + ` \(95% CI ` + num + ` to ` + num + `\)\n`).MatchString(text.String()) {
 		t.Errorf("block text:\n%s", text.String())
 	}
 }
