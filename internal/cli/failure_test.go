@@ -24,10 +24,11 @@ func writeWorkload(t *testing.T, src string) string {
 }
 
 // TestRunServerKilled closes the wiretest server and every connection to it
-// abruptly 2 s into a 10 s run, as kill -9 would: the run must stop as
-// aborted within about the server selection timeout, say why and when, keep
-// the results so far, give up cleaning up after a bounded time and exit 1,
-// all within 10 s of the kill.
+// abruptly two measured intervals into a 10-minute run, as kill -9 would,
+// so that only the kill can end the run however slow the machine: the run
+// must stop as aborted (its status says so, not completed), say why and
+// when, keep the results so far, give up cleaning up after a bounded time
+// and exit 1.
 func TestRunServerKilled(t *testing.T) {
 	t.Parallel() // mostly waits
 
@@ -42,7 +43,7 @@ func TestRunServerKilled(t *testing.T) {
 name: killed
 database: mongobench_cli_killed
 collections: [{name: items}]
-run: {concurrency: 4, warmup: 0s, duration: 10s, timeout: 5s}
+run: {concurrency: 4, warmup: 0s, duration: 10m, timeout: 5s}
 operations:
   - name: get
     op: findOne
@@ -58,22 +59,19 @@ operations:
 	r := newCLIRun("run", path, "--uri", srv.URI(), "--out", out, "--server-selection-timeout", "2s", "--no-explain")
 	done := r.start()
 
-	waitFor(t, 30*time.Second, "a measured interval", func() bool { return busyIntervalRe.MatchString(r.stderr.String()) })
-	time.Sleep(time.Second) // about 2 s into the run
+	// Two measured intervals with operations in them, so that the results
+	// have measurements from before the kill and the run is well under way.
+	waitFor(t, time.Minute, "two measured intervals", func() bool {
+		return len(busyIntervalRe.FindAllString(r.stderr.String(), -1)) >= 2
+	})
 
 	_ = srv.Close()
-	killed := time.Now()
 
 	code := r.wait(t, done, time.Minute)
-	after := time.Since(killed)
 	stderr := r.stderr.String()
 
 	if code != ExitFailed {
 		t.Errorf("exit code %d, want %d\nstderr:\n%s", code, ExitFailed, stderr)
-	}
-
-	if after > 10*time.Second {
-		t.Errorf("exited %s after the server died, want within 10s\nstderr:\n%s", after, stderr)
 	}
 
 	res := readResults(t, out)
