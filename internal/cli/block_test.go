@@ -16,13 +16,14 @@ import (
 )
 
 // TestRunMatrixComparisonBlock runs one workload on two wiretest servers,
-// replying in 1 ms and 5 ms, for six rounds: the run ends with the
+// replying in 1 ms and 20 ms, for six rounds: the run ends with the
 // comparison block, which ranks the 1 ms server first and calls the other
-// several times slower with a 95% interval excluding 1 (below 5×: both
-// share the round trip, and a loaded machine stretches the short sleep).
+// slower with a 95% interval excluding 1. The 19 ms between them is far
+// more than a loaded machine adds to a loopback round trip; how many times
+// slower is a measurement and is not asserted.
 func TestRunMatrixComparisonBlock(t *testing.T) {
 	fast := startNullServer(t, time.Millisecond)
-	slow := startNullServer(t, 5*time.Millisecond)
+	slow := startNullServer(t, 20*time.Millisecond)
 	out := outPath(t)
 
 	md := strings.TrimSuffix(out, ".json") + ".md"
@@ -34,20 +35,20 @@ func TestRunMatrixComparisonBlock(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	re := regexp.MustCompile(`\nComparison: add p50 \(median of rounds\)\n  targets:\n    fast  +[0-9.]+ms  reference\n    slow  +[0-9.]+ms  (\d\.\d\d)× slower \(95% CI (\d\.\d\d)×–(\d\.\d\d)×\)\n`)
+	re := regexp.MustCompile(`\nComparison: add p50 \(median of rounds\)\n  targets:\n    fast  +[0-9.]+ms  reference\n    slow  +[0-9.]+ms  (\d+(?:\.\d+)?)× slower \(95% CI (\d+(?:\.\d+)?)×–(\d+(?:\.\d+)?)×\)\n`)
 
 	m := re.FindStringSubmatch(stdout)
 	if m == nil {
 		t.Fatalf("no comparison block ranking fast first and slow slower with a CI:\n%s", stdout)
 	}
 
-	if r, lo := parseFloat(t, m[1]), parseFloat(t, m[2]); r < 2 || r > 5.5 || lo <= 1 {
-		t.Errorf("slow is %v× slower (CI from %v×), want about 5× with a CI excluding 1", r, lo)
+	if r, lo := parseFloat(t, m[1]), parseFloat(t, m[2]); lo <= 1 || lo > r {
+		t.Errorf("slow is %v× slower (CI from %v×), want a CI excluding 1", r, lo)
 	}
 
 	// The Markdown file ends with the same block.
 	data, err := os.ReadFile(md)
-	if err != nil || !regexp.MustCompile(`## Comparison: add p50\n\nMedian of rounds; the reference first, then best first\.\n\n### targets\n\n\| \| add p50 \| verdict \|\n\|---\|---:\|---\|\n\| fast \| [0-9.]+ms \| reference \|\n\| slow \| [0-9.]+ms \| \d\.\d\d× slower \(95% CI \d\.\d\d×–\d\.\d\d×\) \|\n$`).Match(data) {
+	if err != nil || !regexp.MustCompile(`## Comparison: add p50\n\nMedian of rounds; the reference first, then best first\.\n\n### targets\n\n\| \| add p50 \| verdict \|\n\|---\|---:\|---\|\n\| fast \| [0-9.]+ms \| reference \|\n\| slow \| [0-9.]+ms \| \d+(?:\.\d+)?× slower \(95% CI \d+(?:\.\d+)?×–\d+(?:\.\d+)?×\) \|\n$`).Match(data) {
 		t.Errorf("Markdown does not end with the block (%v):\n%s", err, data)
 	}
 
