@@ -149,7 +149,6 @@ func TestConnectMalformedURI(t *testing.T) {
 			if strings.ContainsAny(msg, "\r\n") {
 				t.Errorf("message is not a single line: %q", msg)
 			}
-
 		})
 	}
 }
