@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -50,7 +51,24 @@ func runWithOwnKey(m *testing.M) int {
 		return 1
 	}
 
+	defer func() {
+		if builtMongobench.dir != "" {
+			_ = os.RemoveAll(builtMongobench.dir)
+		}
+	}()
+
 	return m.Run()
+}
+
+// builtMongobench is mongobench built once for the end-to-end tests that
+// run it as a child process (buildBinary, in files tagged e2e), so that
+// each of them does not pay for a build of its own; runWithOwnKey removes
+// it after the tests.
+var builtMongobench struct {
+	once sync.Once
+	dir  string // temporary directory holding the binary
+	path string
+	err  error
 }
 
 // runFakeMongod is the fake mongod's main function.

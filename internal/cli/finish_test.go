@@ -1,3 +1,5 @@
+//go:build e2e
+
 package cli
 
 import (
@@ -39,12 +41,7 @@ func TestKilledRunFinished(t *testing.T) {
 		t.Skip("builds the binary and runs it end to end")
 	}
 
-	bin := filepath.Join(t.TempDir(), "mongobench")
-
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/mongobench")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 
 	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(time.Millisecond)})
 	if err != nil {

@@ -1,8 +1,11 @@
+//go:build e2e
+
 package cli
 
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -19,18 +22,29 @@ import (
 	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
-// buildBinary builds mongobench for the end-to-end tests of this file.
+// buildBinary returns mongobench built for the end-to-end tests, built by
+// the first test that asks and shared by the rest (see builtMongobench).
 func buildBinary(t *testing.T) string {
 	t.Helper()
 
-	bin := filepath.Join(t.TempDir(), "mongobench")
+	b := &builtMongobench
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "mongobench-cli-test-bin-"); b.err != nil {
+			return
+		}
 
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/mongobench")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		b.path = filepath.Join(b.dir, "mongobench")
+
+		if out, err := exec.Command("go", "build", "-o", b.path, "../../cmd/mongobench").CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %w\n%s", err, out)
+		}
+	})
+
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
 
-	return bin
+	return b.path
 }
 
 // startChild starts bin with args in dir and returns a channel that gets

@@ -112,9 +112,12 @@ func TestShardSetupNoneRefusesForeignDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Each run ends after a number of operations, with a minute to do
+	// them, so that a slow machine still measures some (a run that
+	// measures none fails).
 	shard := []string{
 		"run", "testdata/small.yaml", "--uri", e.URI(), "--no-explain", "--server-stats-interval", "0",
-		"--shard", "0/1", "--shard-setup", "none",
+		"--shard", "0/1", "--shard-setup", "none", "--duration", "1m", "--max-operations", "40",
 	}
 
 	code, stdout, stderr := runMain(t, append(shard, "--out", outPath(t))...)
@@ -133,7 +136,8 @@ func TestShardSetupNoneRefusesForeignDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if code, _, stderr := runMain(t, "run", "testdata/small.yaml", "--uri", e.URI(), "--no-explain", "--keep-db", "--out", outPath(t)); code != ExitOK {
+	if code, _, stderr := runMain(t, "run", "testdata/small.yaml", "--uri", e.URI(), "--no-explain", "--keep-db",
+		"--duration", "1m", "--max-operations", "40", "--out", outPath(t)); code != ExitOK {
 		t.Fatalf("setting up with --keep-db: exit code %d\n%s", code, stderr)
 	}
 

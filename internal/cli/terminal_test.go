@@ -1,3 +1,5 @@
+//go:build e2e
+
 package cli_test
 
 // End-to-end tests of the built binary in a pseudo-terminal, as people run

@@ -39,9 +39,7 @@ func TestConnectUnreachable(t *testing.T) {
 	uri := "mongodb://user:" + password + "@" + addr + "/"
 	timeout := time.Second
 
-	start := time.Now()
 	client, err := Connect(t.Context(), uri, ConnectOptions{Timeout: timeout})
-	elapsed := time.Since(start)
 
 	if client != nil {
 		t.Error("got a client for an unreachable server")
@@ -74,18 +72,18 @@ func TestConnectUnreachable(t *testing.T) {
 	if strings.ContainsAny(msg, "\r\n") || strings.Contains(msg, "topology") {
 		t.Errorf("message is not a short single line: %q", msg)
 	}
-
-	if elapsed < timeout/2 || elapsed > timeout+2*time.Second {
-		t.Errorf("Connect returned after %s, want about %s", elapsed, timeout)
-	}
 }
 
 func TestConnectURITimeoutWins(t *testing.T) {
 	addr := closedPort(t)
 
-	start := time.Now()
-	_, err := Connect(t.Context(), "mongodb://"+addr+"/?serverSelectionTimeoutMS=300", ConnectOptions{Timeout: time.Minute})
-	elapsed := time.Since(start)
+	// Were the URI's timeout ignored, Connect would wait for the
+	// context's deadline instead and fail with it, not with a
+	// *ConnectError naming 300ms.
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+
+	_, err := Connect(ctx, "mongodb://"+addr+"/?serverSelectionTimeoutMS=300", ConnectOptions{Timeout: time.Hour})
 
 	var ce *ConnectError
 	if !errors.As(err, &ce) || ce.Timeout != 300*time.Millisecond {
@@ -95,27 +93,20 @@ func TestConnectURITimeoutWins(t *testing.T) {
 	if !strings.Contains(err.Error(), "within 300ms") {
 		t.Errorf("message = %q, want it to name the 300ms timeout", err)
 	}
-
-	if elapsed > 3*time.Second {
-		t.Errorf("Connect took %s despite serverSelectionTimeoutMS=300", elapsed)
-	}
 }
 
 func TestConnectCanceled(t *testing.T) {
 	addr := closedPort(t)
 
+	// Canceled while it waits for an unreachable server, long before its
+	// hour-long timeout could end, Connect returns the cancellation.
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(100*time.Millisecond, cancel)
 
-	start := time.Now()
-	_, err := Connect(ctx, "mongodb://"+addr+"/", ConnectOptions{Timeout: time.Minute})
+	_, err := Connect(ctx, "mongodb://"+addr+"/", ConnectOptions{Timeout: time.Hour})
 
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("got %v, want context.Canceled", err)
-	}
-
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Connect took %s after cancellation", d)
 	}
 }
 
@@ -133,7 +124,8 @@ func TestConnectMalformedURI(t *testing.T) {
 		{"query before path", "mongodb://user:" + password + "@localhost?tls=true"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start := time.Now()
+			// A *URIError (not a *ConnectError) means the URI was
+			// rejected before any connection was tried.
 			_, err := Connect(t.Context(), tc.uri, ConnectOptions{})
 
 			var ue *URIError
@@ -156,10 +148,6 @@ func TestConnectMalformedURI(t *testing.T) {
 
 			if strings.ContainsAny(msg, "\r\n") {
 				t.Errorf("message is not a single line: %q", msg)
-			}
-
-			if d := time.Since(start); d > time.Second {
-				t.Errorf("rejecting a malformed URI took %s", d)
 			}
 		})
 	}

@@ -196,6 +196,11 @@ type LaunchOptions struct {
 	// PostgreSQL runs as the postgres user, which must be able to enter
 	// every directory on this path.
 	TempDir string
+
+	// mongod tunes the start and stop of mongod targets; the zero value
+	// is what a run uses (tests of this package shorten the stop timeout
+	// or hand out a taken port).
+	mongod mongodTuning
 }
 
 // Launched is a running target: a server mongobench started for the run,

@@ -61,12 +61,22 @@ const (
 )
 
 // mongodStopTimeout is how long Stop waits for a mongod to exit after
-// SIGTERM before it sends SIGKILL. Tests shorten it.
-var mongodStopTimeout = 10 * time.Second
+// SIGTERM before it sends SIGKILL, unless mongodTuning says otherwise.
+const mongodStopTimeout = 10 * time.Second
 
-// pickPort returns a free TCP port of 127.0.0.1. Tests replace it to
-// provoke a port clash.
-var pickPort = freeport.Loopback
+// mongodTuning holds what a mongod target's start and stop take from the
+// caller rather than from constants, so that a test can shorten the stop
+// or provoke a port clash without changing package state that other tests
+// share. The zero value is what a run uses.
+type mongodTuning struct {
+	// stopTimeout is how long Stop waits for a mongod to exit after
+	// SIGTERM before it sends SIGKILL; zero means mongodStopTimeout.
+	stopTimeout time.Duration
+
+	// pickPort returns the port to try for a member; nil means a free
+	// port of 127.0.0.1 (freeport.Loopback).
+	pickPort func() (int, error)
+}
 
 // MongodArgs returns the command-line arguments of one mongod process of a
 // mongod target: its data directory dbPath, TCP port on 127.0.0.1 only, no
@@ -183,6 +193,7 @@ type mongodCluster struct {
 	logger  *slog.Logger
 	members []*mongodMember
 	version string // as reported by buildInfo, or ""
+	tuning  mongodTuning
 }
 
 // mongodMember is one mongod process.
@@ -204,7 +215,7 @@ func (l *Launched) launchMongod(ctx context.Context, opts LaunchOptions) error {
 		spec = *l.Spec.Mongod
 	}
 
-	c, err := startMongod(ctx, spec, opts.TempDir, l.logger)
+	c, err := startMongod(ctx, spec, opts.TempDir, l.logger, opts.mongod)
 	if err != nil {
 		return err
 	}
@@ -225,7 +236,7 @@ func (l *Launched) launchMongod(ctx context.Context, opts LaunchOptions) error {
 // startMongod starts the processes, waits until each answers, and for a
 // replica set initiates it and waits for a primary and caught-up
 // secondaries. On failure, everything is stopped and removed.
-func startMongod(ctx context.Context, spec MongodSpec, tempDir string, logger *slog.Logger) (*mongodCluster, error) {
+func startMongod(ctx context.Context, spec MongodSpec, tempDir string, logger *slog.Logger, tuning mongodTuning) (*mongodCluster, error) {
 	binary, err := findMongod(spec.Binary)
 	if err != nil {
 		return nil, err
@@ -245,7 +256,15 @@ func startMongod(ctx context.Context, spec MongodSpec, tempDir string, logger *s
 		return nil, fmt.Errorf("create mongod's temporary directory: %w", err)
 	}
 
-	c := &mongodCluster{binary: binary, spec: spec, logger: logger, root: root}
+	if tuning.stopTimeout <= 0 {
+		tuning.stopTimeout = mongodStopTimeout
+	}
+
+	if tuning.pickPort == nil {
+		tuning.pickPort = freeport.Loopback
+	}
+
+	c := &mongodCluster{binary: binary, spec: spec, logger: logger, root: root, tuning: tuning}
 
 	if spec.ReplicaSet > 0 {
 		c.replSet = ReplicaSetName
@@ -330,9 +349,9 @@ func (c *mongodCluster) start(ctx context.Context) error {
 
 // spawn starts m's process on a free port not in used.
 func (c *mongodCluster) spawn(m *mongodMember, used map[int]bool) error {
-	port, err := pickPort()
+	port, err := c.tuning.pickPort()
 	for attempt := 0; err == nil && used[port] && attempt < 10; attempt++ {
-		port, err = pickPort()
+		port, err = c.tuning.pickPort()
 	}
 
 	if err != nil {
@@ -750,7 +769,7 @@ func (c *mongodCluster) stop(reportEarlyExit bool) error {
 	return errors.Join(errs...)
 }
 
-// stopMember sends m SIGTERM, waits up to mongodStopTimeout, then sends
+// stopMember sends m SIGTERM, waits up to the stop timeout, then sends
 // SIGKILL, and returns once the process has been reaped.
 func (c *mongodCluster) stopMember(m *mongodMember, reportEarlyExit bool) error {
 	if m.cmd == nil {
@@ -774,7 +793,7 @@ func (c *mongodCluster) stopMember(m *mongodMember, reportEarlyExit bool) error 
 	escalated := false
 
 	if err := m.cmd.Process.Signal(syscall.SIGTERM); err == nil || errors.Is(err, os.ErrProcessDone) {
-		if waitDone(m.done, mongodStopTimeout) {
+		if waitDone(m.done, c.tuning.stopTimeout) {
 			c.logger.Info("mongod: stopped", "pid", pid, "port", m.port)
 			return nil
 		}
@@ -791,7 +810,7 @@ func (c *mongodCluster) stopMember(m *mongodMember, reportEarlyExit bool) error 
 	}
 
 	if escalated {
-		return fmt.Errorf("%s (pid %d) did not stop within %s of SIGTERM and was killed", c.memberName(m), pid, mongodStopTimeout)
+		return fmt.Errorf("%s (pid %d) did not stop within %s of SIGTERM and was killed", c.memberName(m), pid, c.tuning.stopTimeout)
 	}
 
 	return nil

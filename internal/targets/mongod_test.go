@@ -667,12 +667,8 @@ func TestMongodStopEscalatesToSIGKILL(t *testing.T) {
 	binary, pidsFile := useFakeMongod(t, "ignore-term")
 	parent := t.TempDir()
 
-	old := mongodStopTimeout
-	mongodStopTimeout = 300 * time.Millisecond
-
-	t.Cleanup(func() { mongodStopTimeout = old })
-
-	l, err := Launch(t.Context(), TargetSpec{Kind: KindMongod, Mongod: &MongodSpec{Binary: binary}}, LaunchOptions{TempDir: parent})
+	l, err := Launch(t.Context(), TargetSpec{Kind: KindMongod, Mongod: &MongodSpec{Binary: binary}},
+		LaunchOptions{TempDir: parent, mongod: mongodTuning{stopTimeout: 300 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -740,9 +736,7 @@ func TestMongodPortTaken(t *testing.T) {
 	takenPort := taken.Addr().(*net.TCPAddr).Port
 
 	calls := 0
-
-	old := pickPort
-	pickPort = func() (int, error) {
+	pickPort := func() (int, error) {
 		calls++
 		if calls == 1 {
 			return takenPort, nil
@@ -751,9 +745,8 @@ func TestMongodPortTaken(t *testing.T) {
 		return freeport.Loopback()
 	}
 
-	t.Cleanup(func() { pickPort = old })
-
-	l, err := Launch(t.Context(), TargetSpec{Kind: KindMongod, Mongod: &MongodSpec{Binary: binary}}, LaunchOptions{TempDir: parent})
+	l, err := Launch(t.Context(), TargetSpec{Kind: KindMongod, Mongod: &MongodSpec{Binary: binary}},
+		LaunchOptions{TempDir: parent, mongod: mongodTuning{pickPort: pickPort}})
 	if err != nil {
 		t.Fatal(err)
 	}

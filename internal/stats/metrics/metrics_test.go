@@ -3,6 +3,7 @@ package metrics
 import (
 	"maps"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -463,11 +464,15 @@ func TestIntervalsStopEarly(t *testing.T) {
 
 // TestConcurrentRecordAndTick records from many goroutines while another
 // ticks, then checks that nothing was lost or counted twice. Run with -race.
+// Every worker records half its values, waits until the ticker has ticked
+// twice, and records the rest, so ticks and records overlap on any machine.
 func TestConcurrentRecordAndTick(t *testing.T) {
 	ops := []string{"insert", "find", "update"}
 	const workers, perWorker = 16, 3000
 	r := NewRegistry(ops)
 	r.Reset(t0)
+
+	ticking := make(chan struct{}) // closed after the ticker's second tick
 
 	var expect [3]struct{ ok, failed, docs atomic.Int64 }
 	var wg sync.WaitGroup
@@ -475,7 +480,10 @@ func TestConcurrentRecordAndTick(t *testing.T) {
 		h := r.NewHandle()
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(w), 1))
-			for range perWorker {
+			for i := range perWorker {
+				if i == perWorker/2 {
+					<-ticking
+				}
 				op := rng.IntN(len(ops))
 				lat := time.Duration(rng.ExpFloat64() * float64(time.Millisecond))
 				kind := ""
@@ -507,15 +515,18 @@ func TestConcurrentRecordAndTick(t *testing.T) {
 			iv := r.Tick(now)
 			checkMonotone(t, Summarize(iv.Ops[0].Hist))
 			n++
-			time.Sleep(100 * time.Microsecond)
+			if n == 2 {
+				close(ticking)
+			}
+			runtime.Gosched()
 		}
 	}()
 	wg.Wait()
 	close(stop)
 	n := <-ticked
 	r.Tick(t0.Add(time.Hour)) // collect whatever the last tick missed
-	if n == 0 {
-		t.Log("the ticker never ran concurrently with the workers")
+	if n < 2 {
+		t.Errorf("the ticker ticked %d times, want at least the 2 the workers waited for", n)
 	}
 
 	tot := r.Totals()

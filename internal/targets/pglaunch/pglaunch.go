@@ -63,10 +63,11 @@ const (
 	logTail = 2048
 )
 
-// stopTimeouts are how long Stop waits after a fast shutdown request (which
-// writes a checkpoint), an immediate one and a SIGKILL before escalating.
-// Tests shorten them.
-var stopTimeouts = [3]time.Duration{30 * time.Second, 5 * time.Second, 5 * time.Second}
+// defaultStopTimeouts are how long Stop waits after a fast shutdown request
+// (which writes a checkpoint), an immediate one and a SIGKILL before
+// escalating. A Server keeps its own copy, which tests of this package
+// shorten on the server they stop.
+var defaultStopTimeouts = [3]time.Duration{30 * time.Second, 5 * time.Second, 5 * time.Second}
 
 // managedSettings are set by Start itself and may not be overridden, because
 // the server would then listen where Start does not look for it.
@@ -97,6 +98,10 @@ type Options struct {
 	// Logf, when set, receives progress messages (where the server lives,
 	// when it is ready and when it stops), one call per message.
 	Logf func(format string, args ...any)
+
+	// pickPort picks the port to try; nil means a free port of 127.0.0.1
+	// (freeport.Loopback). Tests of this package hand out a taken port.
+	pickPort func() (int, error)
 }
 
 // Server is a running PostgreSQL server started by Start. Its methods are
@@ -109,6 +114,9 @@ type Server struct {
 	logPath string   // the server's stderr, inside dir
 	port    int
 	logf    func(format string, args ...any)
+
+	pickPort     func() (int, error)
+	stopTimeouts [3]time.Duration
 
 	cmd     *exec.Cmd
 	done    chan struct{} // closed once the postmaster has been reaped
@@ -166,9 +174,13 @@ func start(ctx context.Context, opts Options) (*Server, error) {
 		defer cancel()
 	}
 
-	s := &Server{bin: bin, as: as, logf: opts.Logf, done: make(chan struct{})}
+	s := &Server{bin: bin, as: as, logf: opts.Logf, done: make(chan struct{}), pickPort: opts.pickPort, stopTimeouts: defaultStopTimeouts}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
+	}
+
+	if s.pickPort == nil {
+		s.pickPort = freeport.Loopback
 	}
 
 	close(s.done) // nothing to wait for until the postmaster starts
@@ -316,7 +328,7 @@ func (s *Server) launch(ctx context.Context) error {
 	var err error
 
 	for attempt := 1; attempt <= bindAttempts; attempt++ {
-		if s.port, err = pickPort(); err != nil {
+		if s.port, err = s.pickPort(); err != nil {
 			return err
 		}
 
@@ -410,10 +422,6 @@ func (s *Server) ready() bool {
 		strings.TrimSpace(lines[0]) == strconv.Itoa(s.cmd.Process.Pid) &&
 		strings.TrimSpace(lines[7]) == "ready"
 }
-
-// pickPort picks the port to try; tests replace it to hand out a port
-// that is taken.
-var pickPort = freeport.Loopback
 
 // command prepares a PostgreSQL program to run as the server's account, in
 // the temporary directory (root's home may not be readable by that account),
@@ -576,12 +584,12 @@ func (s *Server) stopProcess(reportExited bool) error {
 			errs = append(errs, fmt.Errorf("send %s to PostgreSQL (pid %d): %w", sig, pid, err))
 		}
 
-		if waitClosed(s.done, stopTimeouts[step]) {
+		if waitClosed(s.done, s.stopTimeouts[step]) {
 			exited = true
 
 			if step > 0 {
 				errs = append(errs, fmt.Errorf("PostgreSQL (pid %d) ignored a shutdown request for %s and had to be sent %s",
-					pid, stopTimeouts[step-1], sig))
+					pid, s.stopTimeouts[step-1], sig))
 			}
 
 			break

@@ -253,10 +253,7 @@ func reachableDir(t *testing.T) string {
 func TestStopEscalates(t *testing.T) {
 	s := startInternal(t)
 
-	saved := stopTimeouts
-	stopTimeouts = [3]time.Duration{200 * time.Millisecond, 200 * time.Millisecond, 5 * time.Second}
-
-	t.Cleanup(func() { stopTimeouts = saved })
+	s.stopTimeouts = [3]time.Duration{200 * time.Millisecond, 200 * time.Millisecond, 5 * time.Second}
 
 	pid := s.PID()
 
@@ -404,7 +401,7 @@ func TestStartRetriesTakenPort(t *testing.T) {
 	taken := l.Addr().(*net.TCPAddr).Port
 
 	calls := 0
-	pickPort = func() (int, error) {
+	pickPort := func() (int, error) {
 		calls++
 		if calls == 1 {
 			return taken, nil
@@ -413,11 +410,9 @@ func TestStartRetriesTakenPort(t *testing.T) {
 		return freeport.Loopback()
 	}
 
-	t.Cleanup(func() { pickPort = freeport.Loopback })
-
 	var retried atomic.Bool
 
-	s, err := Start(t.Context(), Options{TempDir: reachableDir(t), Logf: func(format string, args ...any) {
+	s, err := Start(t.Context(), Options{TempDir: reachableDir(t), pickPort: pickPort, Logf: func(format string, args ...any) {
 		if strings.Contains(format, "was taken") {
 			retried.Store(true)
 		}
