@@ -699,8 +699,8 @@ func manyOps(n, k int) []metrics.Interval {
 // span several intervals (1,000 operations: Points(1000) = 12): the log then
 // carries one histogram per span of intervals instead of one per interval,
 // finish rebuilds exactly the results the writer kept, a log killed before
-// its last span's histograms loses only that span, and a span edited to
-// cross a point is refused with its line.
+// its last span's histograms loses only that span, and a span whose
+// closing record claims another width is refused with its line.
 func TestSpansShrinkTheLog(t *testing.T) {
 	t.Parallel()
 
@@ -783,7 +783,8 @@ func TestSpansShrinkTheLog(t *testing.T) {
 		t.Errorf("cut log: status %s, op5 count %d, want incomplete and %d (intervals before %d)", res.Status, got, want.Ops[5].Count, hr.First)
 	}
 
-	// A span widened past a point of the results is refused at its line.
+	// A span's closing record edited to claim another width is refused
+	// at its line.
 	for i, l := range lines {
 		if !strings.Contains(l, `"group":`) || strings.Contains(l, `"group":2,`) {
 			continue
@@ -798,7 +799,7 @@ func TestSpansShrinkTheLog(t *testing.T) {
 		}
 
 		if _, err := Build(context.Background(), badPath); err == nil || !strings.Contains(err.Error(), fmt.Sprintf(":%d: ", i+1)) {
-			t.Errorf("a span edited to group %s: %v, want an error naming line %d", bad[i][strings.Index(bad[i], `"group":`):][:12], err, i+1)
+			t.Errorf("a span's group edited to 2 followed by its width: %v, want an error naming line %d", err, i+1)
 		}
 
 		break

@@ -76,8 +76,10 @@ func Create(path string, h Header) (*Writer, error) {
 		return nil, fmt.Errorf("creating run log: %w", err)
 	}
 
-	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, feed: newFeeder(path),
-		spans: map[int]*span{}, blocks: map[int]bool{}}
+	w := &Writer{
+		f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, feed: newFeeder(path),
+		spans: map[int]*span{}, blocks: map[int]bool{},
+	}
 	h.Type, h.Format, h.Version, h.SchemaVersion = typeHeader, Format, Version, result.SchemaVersion
 	h.Target.URI = redact.URI(h.Target.URI)
 
