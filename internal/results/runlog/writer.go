@@ -213,7 +213,9 @@ func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.In
 }
 
 // Result returns the results of everything written so far (see
-// Builder.Result): those Build would read from the log, without reading it.
+// Builder.Result): those Build would read from the log, without reading it
+// (Build leaves out a span whose histograms are not written yet; EndPhase,
+// Finish and Close write them).
 // A run's results are made here, so that a run stopped after hours writes
 // them in the time it takes to encode its phases' totals.
 //
