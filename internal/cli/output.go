@@ -193,12 +193,7 @@ func writeResultsFile(st *State, out string, res *result.Result) error {
 		return result.WriteFile(out, res)
 	}
 
-	data, err := result.Marshal(res)
-	if err != nil {
-		return err
-	}
-
-	if _, err := st.Stdout.Write(data); err != nil {
+	if err := result.Encode(st.Stdout, res); err != nil {
 		return fmt.Errorf("to standard output: %w", err)
 	}
 

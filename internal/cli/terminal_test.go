@@ -87,6 +87,7 @@ func TestTerminal(t *testing.T) {
 	t.Run("ValidateEndlessFileRefused", term.testValidateDevZero)
 	t.Run("ClosedOutputPipe", term.testClosedPipe)
 	t.Run("ServeStopsOnSIGTERM", term.testServe)
+	t.Run("CtrlCKeepsResultsAndSecondRunRefused", term.testCtrlCAndSameOut)
 }
 
 // session is one mongobench process in a pseudo-terminal.
@@ -95,6 +96,7 @@ type session struct {
 	cmd    *exec.Cmd
 	tmp    string // the child's TMPDIR
 	out    *screen
+	ptmx   *os.File // the terminal's controlling side, to type into
 	exited chan struct{}
 	err    error         // Wait's error, once exited is closed
 	copied chan struct{} // closed once the terminal's output is all read
@@ -154,7 +156,7 @@ func (term *terminal) startIn(t *testing.T, dir, tmp string, args ...string) *se
 		t.Fatalf("starting mongobench in a pseudo-terminal: %v", err)
 	}
 
-	s := &session{t: t, cmd: cmd, tmp: tmp, out: &screen{}, exited: make(chan struct{}), copied: make(chan struct{})}
+	s := &session{t: t, cmd: cmd, tmp: tmp, out: &screen{}, ptmx: ptmx, exited: make(chan struct{}), copied: make(chan struct{})}
 
 	go func() {
 		defer close(s.copied)
@@ -199,6 +201,16 @@ func (s *session) signal(sig syscall.Signal) {
 
 	if err := s.cmd.Process.Signal(sig); err != nil {
 		s.t.Fatalf("sending %v: %v", sig, err)
+	}
+}
+
+// typeCtrlC types Ctrl-C into the terminal: its line discipline sends
+// SIGINT to the foreground process group, as when a person presses it.
+func (s *session) typeCtrlC() {
+	s.t.Helper()
+
+	if _, err := s.ptmx.Write([]byte{3}); err != nil {
+		s.t.Fatalf("typing Ctrl-C: %v", err)
 	}
 }
 
@@ -758,4 +770,74 @@ func (term *terminal) testServe(t *testing.T) {
 	}
 
 	s.assertClean()
+}
+
+// lines returns the non-empty lines a terminal showed, without carriage
+// returns.
+func lines(screen string) []string {
+	var out []string
+
+	for _, l := range strings.Split(strings.ReplaceAll(screen, "\r", ""), "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+
+	return out
+}
+
+// testCtrlCAndSameOut meets three of a person's ways to lose a run (issue
+// "Nothing lost"), in terminals: a second run given the --out of a run in
+// progress is refused at once with exit 2 and one line, leaving the first
+// run's files alone; Ctrl-C typed into the first run's terminal stops it
+// gracefully with a results file, and the terminal says where it is; and
+// `report r.json -o r.json` is refused instead of replacing its input.
+func (term *terminal) testCtrlCAndSameOut(t *testing.T) {
+	dir, w := writeWorkload(t, strings.Replace(nullWorkload, "duration: 2s", "duration: 5m", 1))
+	out := filepath.Join(dir, "r.json")
+	uri := startNullServer(t)
+
+	first := term.start(t, dir, "run", w, "--uri", uri, "--no-explain", "--server-stats-interval", "0", "--out", out)
+
+	// "ops/s" appears in the bar once an interval has been measured.
+	first.waitOutput("ops/s", runLimit)
+
+	second := term.start(t, dir, "run", w, "--uri", uri, "--no-explain", "--server-stats-interval", "0", "--out", out)
+	if code := second.wait(stopLimit); code != 2 {
+		t.Errorf("a second run with the same --out: exit code %d, want 2\n%s", code, second.out)
+	}
+
+	if l := lines(second.out.String()); len(l) != 1 || !strings.Contains(l[0], "r.json") {
+		t.Errorf("a second run with the same --out: want one line naming the file, got %d:\n%s", len(l), second.out)
+	}
+
+	first.typeCtrlC()
+
+	if code := first.wait(stopLimit); code != 1 {
+		t.Errorf("Ctrl-C: exit code %d, want 1\n%s", code, first.out)
+	}
+
+	if st := readStatus(t, out, first.out); st != result.StatusInterrupted {
+		t.Errorf("Ctrl-C: status %q, want %q", st, result.StatusInterrupted)
+	}
+
+	if screen := first.out.String(); !strings.Contains(screen, "Results written to "+out) {
+		t.Errorf("Ctrl-C: the terminal does not say where the results are\n%s", screen)
+	}
+
+	first.assertClean()
+
+	before, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rep := term.start(t, dir, "report", out, "-o", out)
+	if code := rep.wait(runLimit); code != 2 {
+		t.Errorf("report r.json -o r.json: exit code %d, want 2\n%s", code, rep.out)
+	}
+
+	if after, err := os.ReadFile(out); err != nil || string(after) != string(before) {
+		t.Errorf("report r.json -o r.json changed its input (%v)", err)
+	}
 }

@@ -1,11 +1,13 @@
 package result
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
@@ -24,16 +26,46 @@ import (
 // password reaches the file whatever field it got into; a zero
 // SchemaVersion is written as SchemaVersion. r itself is not modified.
 func WriteFile(path string, r *Result) error {
-	data, err := Marshal(r)
+	clean, err := compact(r)
 	if err != nil {
 		return fmt.Errorf("write results file %s: %w", path, err)
 	}
-	return atomicfile.WriteBytes(path, data)
+	return atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := indentTo(bw, clean); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+// Encode writes what WriteFile writes to w (standard output with `run -o
+// -`), indented as it goes: no indented copy of the file is held.
+func Encode(w io.Writer, r *Result) error {
+	clean, err := compact(r)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := indentTo(bw, clean); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // Marshal returns the content WriteFile writes, for callers that send the
 // results elsewhere (standard output with `run -o -`).
 func Marshal(r *Result) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := Encode(&buf, r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// compact is the results as masked compact JSON, the one copy of them
+// WriteFile and Encode hold while they write.
+func compact(r *Result) ([]byte, error) {
 	if r == nil {
 		return nil, errors.New("nil result")
 	}
@@ -52,17 +84,86 @@ func Marshal(r *Result) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	clean, err := sanitizeJSON(raw, redact.Known{})
-	if err != nil {
-		return nil, err
+	return sanitizeJSON(raw, redact.Known{})
+}
+
+// indentTo writes the compact JSON src to w as json.Indent with two spaces
+// and then json.HTMLEscape would (<, >, & and U+2028/U+2029 in strings
+// escaped, as json.Marshal writes them), followed by a newline, without
+// building the indented copy: for a results file of megabytes those two
+// copies were most of what writing it cost above the run's own memory.
+// TestIndentToMatchesIndent holds it to the standard library's output.
+func indentTo(w *bufio.Writer, src []byte) error {
+	const hex = "0123456789abcdef"
+	depth := 0
+	inString, escaped := false, false
+	newline := func() {
+		_ = w.WriteByte('\n')
+		for range depth {
+			_, _ = w.WriteString("  ")
+		}
 	}
-	var indented, buf bytes.Buffer
-	if err := json.Indent(&indented, clean, "", "  "); err != nil {
-		return nil, err
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			case c == '<' || c == '>' || c == '&':
+				_, _ = w.WriteString(`\u00`)
+				_ = w.WriteByte(hex[c>>4])
+				_ = w.WriteByte(hex[c&0xF])
+				continue
+			case c == 0xE2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xA8:
+				_, _ = w.WriteString(`\u202`)
+				_ = w.WriteByte(hex[src[i+2]&0xF])
+				i += 2
+				continue
+			}
+			_ = w.WriteByte(c)
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue // compact input; json.Indent drops insignificant space
+		case '"':
+			inString = true
+			_ = w.WriteByte(c)
+		case '{', '[':
+			_ = w.WriteByte(c)
+			// An empty object or array stays as it is, as json.Indent leaves it.
+			j := i + 1
+			for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\n' || src[j] == '\r') {
+				j++
+			}
+			if j < len(src) && (src[j] == '}' || src[j] == ']') {
+				_ = w.WriteByte(src[j])
+				i = j
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			depth--
+			newline()
+			_ = w.WriteByte(c)
+		case ',':
+			_ = w.WriteByte(c)
+			newline()
+		case ':':
+			_, _ = w.WriteString(": ")
+		default:
+			_ = w.WriteByte(c)
+		}
 	}
-	json.HTMLEscape(&buf, indented.Bytes()) // as json.Marshal writes strings
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	if inString || depth != 0 {
+		return errors.New("results JSON ends inside a value")
+	}
+	return w.WriteByte('\n')
 }
 
 // ReadFile reads and parses a results file. It rejects files without a

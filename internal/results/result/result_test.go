@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -562,5 +563,54 @@ func TestMainPhase(t *testing.T) {
 				t.Errorf("top-level operations %v", r.Operations)
 			}
 		})
+	}
+}
+
+// TestIndentToMatchesIndent holds the streaming indenter WriteFile uses to
+// what json.Indent followed by json.HTMLEscape write, on documents with
+// every construct: nesting, empty objects and arrays, escapes, characters
+// json.Marshal escapes for HTML, and a real results file.
+func TestIndentToMatchesIndent(t *testing.T) {
+	docs := []string{
+		`{}`, `[]`, `"x"`, `1.5e-3`, `null`,
+		`{"a":[],"b":{},"c":[{},[]],"d":[1,2,{"e":"f"}]}`,
+		`{"s":"quote \" backslash \\ slash \/ <b>&amp;</b> \u2028 \u2029 ` + "\u2028\u2029" + ` é ☃","n":[true,false,null]}`,
+		`{"k:,{}[]":"v:,{}[]","x":{"y":{"z":[[[]]]}}}`,
+	}
+	if data, err := os.ReadFile(filepath.Join("testdata", "golden.json")); err == nil {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, data); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, buf.String())
+	} else {
+		t.Fatal(err)
+	}
+
+	for _, doc := range docs {
+		var indented, want bytes.Buffer
+		if err := json.Indent(&indented, []byte(doc), "", "  "); err != nil {
+			t.Fatalf("%.60s: %v", doc, err)
+		}
+		json.HTMLEscape(&want, indented.Bytes())
+		want.WriteByte('\n')
+
+		var got bytes.Buffer
+		bw := bufio.NewWriter(&got)
+		if err := indentTo(bw, []byte(doc)); err != nil {
+			t.Fatalf("%.60s: %v", doc, err)
+		}
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%.60s: indentTo wrote\n%.400s\nwant\n%.400s", doc, got.String(), want.String())
+		}
+	}
+
+	for _, bad := range []string{`{"a":`, `{"a":"b`, `[[1]`} {
+		if err := indentTo(bufio.NewWriter(io.Discard), []byte(bad)); err == nil {
+			t.Errorf("indentTo(%q) succeeded", bad)
+		}
 	}
 }

@@ -2,6 +2,8 @@ package runlog
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
@@ -52,6 +54,43 @@ func BenchmarkWriterInterval(b *testing.B) {
 // 600 points).
 func BenchmarkBuild(b *testing.B) {
 	path := writeLog(b, intervals(3600), true)
+
+	b.ReportAllocs()
+
+	for b.Loop() {
+		if _, err := Build(context.Background(), path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBuildManyOperations measures what finish does with the log of a
+// run of 1,000 operations: a one-minute phase of one-second intervals,
+// each operation with 20 latencies an interval (a run at concurrency 64
+// against a fast server spreads about 20,000 operations a second over
+// them). Its results keep Points(1000) = 12 points, so the builder merges
+// them three times over.
+func BenchmarkBuildManyOperations(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ivs := make([]metrics.Interval, 60)
+
+	for i := range ivs {
+		iv := metrics.Interval{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second)}
+
+		for j := range 1000 {
+			s := metrics.OpStats{Name: fmt.Sprintf("find_%d", j), Errors: map[string]int64{}, Hist: metrics.NewHistogram()}
+			for range 20 {
+				_ = s.Hist.RecordValue(int64(500 + rng.ExpFloat64()*3000))
+				s.Count++
+			}
+
+			iv.Ops = append(iv.Ops, s)
+		}
+
+		ivs[i] = iv
+	}
+
+	path := writeLog(b, ivs, true)
 
 	b.ReportAllocs()
 

@@ -199,12 +199,9 @@ func (s *Builder) record(n int, typ string, data []byte) error {
 			return err
 		}
 
-		iv, svc, err := p.decode(&rec)
-		if err != nil {
-			return err
-		}
-
-		return s.interval(p, rec.Index, iv, svc, rec.Target, rec.Pacing)
+		return s.logged(p, &rec)
+	case typeHists:
+		return s.loggedHistograms(data)
 	case typeBlock:
 		var b BlockRecord
 		if err := strictUnmarshal(data, &b); err != nil {
@@ -307,8 +304,8 @@ func (s *Builder) readHeader(data []byte) error {
 func (s *Builder) interval(p *phaseBuilder, index int, iv metrics.Interval, svc []*metrics.Histogram,
 	target *result.PlanPoint, pacing []PacingRecord,
 ) error {
-	if index != p.seen {
-		return fmt.Errorf("phase %q: interval %d where %d was expected", p.start.Name, index, p.seen)
+	if want := p.seen + len(p.deferred); index != want {
+		return fmt.Errorf("phase %q: interval %d where %d was expected", p.start.Name, index, want)
 	}
 
 	if err := s.continues(p.start.Phase, index, iv.Start, iv.End); err != nil {

@@ -2,6 +2,7 @@ package runlog
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/stats/metrics"
@@ -43,6 +44,12 @@ type builtResult struct {
 // feeder applies a Writer's records to its builder on a goroutine of its
 // own, in the order they were written.
 type feeder struct {
+	// mu guards groups: each phase's point width (phaseBuilder.group) as
+	// far as the builder has gone, which the writer reads to size its
+	// spans. It only grows, so a lagging value is a safe one.
+	mu     sync.Mutex
+	groups map[int]int
+
 	path string
 	b    *Builder
 	err  error // the first record the builder refused
@@ -51,7 +58,7 @@ type feeder struct {
 }
 
 func newFeeder(path string) *feeder {
-	f := &feeder{path: path, b: NewBuilder(), in: make(chan feedItem, feedDepth), done: make(chan struct{})}
+	f := &feeder{groups: map[int]int{}, path: path, b: NewBuilder(), in: make(chan feedItem, feedDepth), done: make(chan struct{})}
 	go f.run()
 
 	return f
@@ -72,9 +79,16 @@ func (f *feeder) run() {
 		}
 
 		var err error
-		if l := it.live; l != nil {
+		switch l := it.live; {
+		case l != nil:
 			err = f.b.live(l.phase, l.index, l.iv, l.svc, l.target, l.pacing)
-		} else {
+			if err == nil {
+				f.setGroup(l.phase, f.b.phases[l.phase].group)
+			}
+		case it.typ == typeHists:
+			// The builder had each interval's histograms as it was
+			// logged; the record repeats them for a reader of the file.
+		default:
 			err = f.b.record(it.n, it.typ, it.data)
 		}
 
@@ -82,6 +96,22 @@ func (f *feeder) run() {
 			f.err = fmt.Errorf("%s:%d: %w", f.path, it.n, err)
 		}
 	}
+}
+
+// setGroup records the point width of phase.
+func (f *feeder) setGroup(phase, group int) {
+	f.mu.Lock()
+	f.groups[phase] = group
+	f.mu.Unlock()
+}
+
+// group is the point width of phase as far as the builder has gone (1
+// before its first interval).
+func (f *feeder) group(phase int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+
+	return max(1, f.groups[phase])
 }
 
 // result is the builder's results, or the first error it met.

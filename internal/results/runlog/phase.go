@@ -45,6 +45,23 @@ type phaseBuilder struct {
 	pointBytes int // pointSize of the points
 	targets    []result.PlanPoint
 	trajectory map[int]*result.Background
+
+	// deferred are the intervals read from a log whose histograms a later
+	// record carries (intervalRecord.Deferred), held until it arrives; a
+	// log cut short before it leaves them out of the results. spanPrev is
+	// the end of the interval before them, for the continuity check that
+	// is made again as they are merged.
+	deferred    []deferredInterval
+	spanPrev    time.Time
+	spanHasPrev bool
+}
+
+// deferredInterval is a logged interval waiting for its span's histograms.
+type deferredInterval struct {
+	index  int
+	iv     metrics.Interval
+	target *result.PlanPoint
+	pacing []PacingRecord
 }
 
 func newPhaseBuilder(p PhaseStart) *phaseBuilder {
@@ -359,14 +376,18 @@ func (p *phaseBuilder) decode(rec *intervalRecord) (metrics.Interval, []*metrics
 	svc := make([]*metrics.Histogram, len(rec.Operations))
 
 	for i, o := range rec.Operations {
+		if rec.Deferred && (o.Histogram != "" || o.ServiceHistogram != "") {
+			return iv, nil, fmt.Errorf("phase %q: interval %d, operation %q: a deferred interval with histograms", p.start.Name, rec.Index, o.Name)
+		}
+
 		h, err := decodeHistogram(o.Histogram)
 		if err != nil {
 			return iv, nil, fmt.Errorf("phase %q: interval %d, operation %q: %w", p.start.Name, rec.Index, o.Name, err)
 		}
 
-		if h.TotalCount() != o.Count {
+		if want := o.Count + p.deferredCount(i); !rec.Deferred && h.TotalCount() != want {
 			return iv, nil, fmt.Errorf("phase %q: interval %d, operation %q: histogram holds %d values but count is %d",
-				p.start.Name, rec.Index, o.Name, h.TotalCount(), o.Count)
+				p.start.Name, rec.Index, o.Name, h.TotalCount(), want)
 		}
 
 		errs := o.Errors
@@ -387,6 +408,164 @@ func (p *phaseBuilder) decode(rec *intervalRecord) (metrics.Interval, []*metrics
 	}
 
 	return iv, svc, nil
+}
+
+// deferredCount is operation i's count over the deferred intervals.
+func (p *phaseBuilder) deferredCount(i int) int64 {
+	var n int64
+	for _, d := range p.deferred {
+		n += d.iv.Ops[i].Count
+	}
+
+	return n
+}
+
+// logged merges an interval record read from a log: at once if it carries
+// its own histograms, else (deferred) when the record closing its span does.
+func (s *Builder) logged(p *phaseBuilder, rec *intervalRecord) error {
+	switch {
+	case (rec.Deferred || rec.Group != 0) && s.header.Version < groupedVersion:
+		return fmt.Errorf("phase %q: interval %d defers its histograms, which a version %d run log cannot", p.start.Name, rec.Index, s.header.Version)
+	case rec.Deferred && rec.Group != 0, rec.Group < 0:
+		return fmt.Errorf("phase %q: interval %d: deferred %t with group %d", p.start.Name, rec.Index, rec.Deferred, rec.Group)
+	case (rec.Deferred || rec.Group > 1) && p.start.Model == workload.ModelBlocks:
+		return fmt.Errorf("phase %q: interval %d: a phase of growth blocks logs each interval's histograms", p.start.Name, rec.Index)
+	}
+
+	if want := p.seen + len(p.deferred); rec.Index != want {
+		return fmt.Errorf("phase %q: interval %d where %d was expected", p.start.Name, rec.Index, want)
+	}
+
+	iv, svc, err := p.decode(rec)
+	if err != nil {
+		return err
+	}
+
+	if !rec.Deferred {
+		if width := max(1, rec.Group); width != len(p.deferred)+1 {
+			return fmt.Errorf("phase %q: interval %d closes a span of %d intervals, but %d were deferred before it",
+				p.start.Name, rec.Index, width, len(p.deferred))
+		}
+
+		return s.span(p, deferredInterval{index: rec.Index, iv: iv, target: rec.Target, pacing: rec.Pacing}, svc, false)
+	}
+
+	if len(p.deferred) == 0 {
+		p.spanPrev, p.spanHasPrev = s.prevEnd[p.start.Phase]
+	}
+
+	// Checked now, so that a spliced line is named; checked again as
+	// the span is merged.
+	if err := s.continues(p.start.Phase, rec.Index, iv.Start, iv.End); err != nil {
+		return fmt.Errorf("phase %q: %w", p.start.Name, err)
+	}
+
+	p.deferred = append(p.deferred, deferredInterval{index: rec.Index, iv: iv, target: rec.Target, pacing: rec.Pacing})
+
+	return nil
+}
+
+// loggedHistograms reads a histograms record: the histograms of the
+// deferred intervals no interval record closed.
+func (s *Builder) loggedHistograms(data []byte) error {
+	var r histogramsRecord
+	if err := strictUnmarshal(data, &r); err != nil {
+		return err
+	}
+
+	if s.header.Version < groupedVersion {
+		return fmt.Errorf("a histograms record in a version %d run log", s.header.Version)
+	}
+
+	if err := s.sameRun(r.Run, fmt.Sprintf("the histograms of intervals %d to %d", r.First, r.Last)); err != nil {
+		return err
+	}
+
+	p, err := s.phase(r.Phase)
+	if err != nil {
+		return err
+	}
+
+	n := len(p.deferred)
+	if n == 0 || r.First != p.deferred[0].index || r.Last != p.deferred[n-1].index {
+		return fmt.Errorf("phase %q: histograms of intervals %d to %d, but the deferred ones are %s", p.start.Name, r.First, r.Last, p.deferredSpan())
+	}
+
+	if len(r.Operations) != len(p.ops) {
+		return fmt.Errorf("phase %q: histograms of %d operations, the phase has %d", p.start.Name, len(r.Operations), len(p.ops))
+	}
+
+	last := p.deferred[n-1]
+	p.deferred = p.deferred[:n-1]
+	svc := make([]*metrics.Histogram, len(p.ops))
+
+	for i, o := range r.Operations {
+		if o.Name != p.ops[i].Name {
+			return fmt.Errorf("phase %q: histograms of operation %q where the phase has %q", p.start.Name, o.Name, p.ops[i].Name)
+		}
+
+		h, err := decodeHistogram(o.Histogram)
+		if err != nil {
+			return fmt.Errorf("phase %q: operation %q: %w", p.start.Name, o.Name, err)
+		}
+
+		if want := last.iv.Ops[i].Count + p.deferredCount(i); h.TotalCount() != want {
+			return fmt.Errorf("phase %q: intervals %d to %d, operation %q: histogram holds %d values but count is %d",
+				p.start.Name, r.First, r.Last, o.Name, h.TotalCount(), want)
+		}
+
+		last.iv.Ops[i].Hist = h
+
+		if o.ServiceHistogram != "" {
+			if svc[i], err = decodeHistogram(o.ServiceHistogram); err != nil {
+				return fmt.Errorf("phase %q: operation %q: service times: %w", p.start.Name, o.Name, err)
+			}
+		}
+	}
+
+	return s.span(p, last, svc, true)
+}
+
+// deferredSpan names the deferred intervals for a message.
+func (p *phaseBuilder) deferredSpan() string {
+	if len(p.deferred) == 0 {
+		return "none"
+	}
+
+	return fmt.Sprintf("%d to %d", p.deferred[0].index, p.deferred[len(p.deferred)-1].index)
+}
+
+// span merges the deferred intervals and last, whose histograms (and svc)
+// are those of the whole span. The span must lie within one point of the
+// results, as the writer makes it, so that no point is closed without its
+// histograms. lastDeferred says last was itself deferred (the span closed
+// by a histograms record).
+func (s *Builder) span(p *phaseBuilder, last deferredInterval, svc []*metrics.Histogram, lastDeferred bool) error {
+	if width := len(p.deferred) + 1; width > 1 && p.curN+width > p.group {
+		return fmt.Errorf("phase %q: intervals %d to %d share histograms across a point of the results (%d intervals)",
+			p.start.Name, p.deferred[0].index, last.index, p.group)
+	}
+
+	if len(p.deferred) > 0 || lastDeferred {
+		// The deferred intervals were checked for continuity as they
+		// were read; the check is made again from the interval before them.
+		if p.spanHasPrev {
+			s.prevEnd[p.start.Phase] = p.spanPrev
+		} else {
+			delete(s.prevEnd, p.start.Phase)
+		}
+	}
+
+	spanned := p.deferred
+	p.deferred = nil
+
+	for _, d := range spanned {
+		if err := s.interval(p, d.index, d.iv, nil, d.target, d.pacing); err != nil {
+			return err
+		}
+	}
+
+	return s.interval(p, last.index, last.iv, svc, last.target, last.pacing)
 }
 
 // decodeHistogram decodes a logged histogram, empty for "".

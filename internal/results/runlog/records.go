@@ -22,11 +22,13 @@ import (
 // Format names the file format in the header record, and Version is the
 // version of it this package writes; it changes only when a change would
 // make older readers misread a log. Version 2 added the run id that ties
-// every record to its header; Build still reads version 1 logs, whose
-// records it can check for continuity but not for identity.
+// every record to its header; version 3 lets one record's histograms cover
+// several intervals (see intervalRecord.Group). Build still reads version 1
+// and 2 logs; a version 1 log's records it can check for continuity but
+// not for identity.
 const (
 	Format  = "mongobench-runlog"
-	Version = 2
+	Version = 3
 
 	// oldestVersion is the oldest version Build reads.
 	oldestVersion = 1
@@ -68,7 +70,12 @@ const (
 	typePhaseEnd = "phase_end"
 	typeEnd      = "end"
 	typeShard    = "shard"
+	typeHists    = "histograms"
 )
+
+// groupedVersion is the first version whose interval records may defer
+// their histograms to a later record (Deferred, Group, typeHists).
+const groupedVersion = 3
 
 // Header is the first line of a run log: what ran, where and when.
 type Header struct {
@@ -121,6 +128,40 @@ type intervalRecord struct {
 	// Pacing are the background jobs' pacing decisions made since the
 	// previous interval.
 	Pacing []PacingRecord `json:"pacing,omitempty"`
+
+	// Deferred marks an interval logged without histograms: they are
+	// merged into those of a later record of the phase, the next one
+	// with Group set or a histograms record. Group is how many intervals,
+	// this one the last, the record's histograms cover (absent: 1).
+	//
+	// Why: the results keep a phase's intervals in points of a power of
+	// two of them (see Points), so a histogram per interval is detail no
+	// results file ever holds once the points are wider than one interval.
+	// The writer logs one histogram per span of the width the points have
+	// reached, which cuts the log of a long run several times while
+	// finish still rebuilds exactly the results the run wrote. The counts,
+	// errors and bounds of every interval are still logged as it closes.
+	Deferred bool `json:"deferred,omitempty"`
+	Group    int  `json:"group,omitempty"`
+}
+
+// histogramsRecord closes a span of deferred intervals [First, Last] that
+// no interval record closed, because the phase ended or the log was closed
+// first: the histograms of the span's measurements.
+type histogramsRecord struct {
+	Type       string       `json:"type"`
+	Run        string       `json:"run,omitempty"`
+	Phase      int          `json:"phase"`
+	First      int          `json:"first"`
+	Last       int          `json:"last"`
+	Operations []histRecord `json:"operations"`
+}
+
+// histRecord is one operation's histograms in a histograms record.
+type histRecord struct {
+	Name             string `json:"name"`
+	Histogram        string `json:"histogram,omitempty"`
+	ServiceHistogram string `json:"service_histogram,omitempty"`
 }
 
 // opRecord is one operation's measurements over an interval. Unit and

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -680,5 +681,141 @@ func TestWriterChecksContinuity(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// manyOps returns n contiguous one-second intervals of k operations, each
+// with a few pseudo-random latencies.
+func manyOps(n, k int) []metrics.Interval {
+	rng := rand.New(rand.NewPCG(7, uint64(n*k)))
+	out := make([]metrics.Interval, n)
+
+	for i := range out {
+		iv := metrics.Interval{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second)}
+
+		for j := range k {
+			s := metrics.OpStats{Name: fmt.Sprintf("op%d", j), Errors: map[string]int64{}, Hist: metrics.NewHistogram()}
+			for range rng.IntN(5) / 2 {
+				_ = s.Hist.RecordValue(int64(50 + rng.ExpFloat64()*800))
+				s.Count++
+			}
+
+			iv.Ops = append(iv.Ops, s)
+		}
+
+		out[i] = iv
+	}
+
+	return out
+}
+
+// TestSpansShrinkTheLog writes a phase long enough that its results points
+// span several intervals (1,000 operations: Points(1000) = 12): the log then
+// carries one histogram per span of intervals instead of one per interval,
+// finish rebuilds exactly the results the writer kept, a log killed before
+// its last span's histograms loses only that span, and a span whose
+// closing record claims another width is refused with its line.
+func TestSpansShrinkTheLog(t *testing.T) {
+	t.Parallel()
+
+	const n, k = 61, 1000
+
+	ivs := manyOps(n, k)
+	path := filepath.Join(t.TempDir(), "r"+Suffix)
+
+	w, err := Create(path, Header{MongobenchVersion: "test", Workload: result.Workload{Name: "w"}, StartedAt: t0, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	w.StartPhase(PhaseStart{Phase: 0, Name: result.PhaseRun})
+
+	for i, iv := range ivs {
+		w.Interval(0, i, iv, nil, nil, nil)
+	}
+
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	kept, err := w.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	built, err := Build(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if a, b := jsonText(t, kept), jsonText(t, built); a != b {
+		t.Fatalf("the writer's results differ from the log's:\n%.1500s\nBuild:\n%.1500s", a, b)
+	}
+
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	withHists, deferred := 0, 0
+
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, `"deferred":true`):
+			deferred++
+		case strings.Contains(l, `"type":"interval"`):
+			withHists++
+		}
+	}
+
+	if withHists+deferred != n || withHists > n/2 {
+		t.Errorf("%d intervals with histograms and %d deferred, want %d in all and at most %d with histograms", withHists, deferred, n, n/2)
+	}
+
+	last := lines[len(lines)-1]
+
+	var hr histogramsRecord
+	if err := json.Unmarshal([]byte(last), &hr); err != nil || hr.Type != typeHists || hr.Last != n-1 {
+		t.Fatalf("last line is not the histograms of the open span (%v): %.200s", err, last)
+	}
+
+	// Killed before the last span's histograms: the intervals before the
+	// span are all there, exactly.
+	cut := filepath.Join(t.TempDir(), "cut"+Suffix)
+	if err := os.WriteFile(cut, []byte(strings.Join(lines[:len(lines)-1], "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := Build(context.Background(), cut)
+	if err != nil {
+		t.Fatalf("a log cut before its last span's histograms: %v", err)
+	}
+
+	want := union(ivs[:hr.First])
+	if got := res.Phases[0].Operations[5].Count; res.Status != result.StatusIncomplete || got != want.Ops[5].Count {
+		t.Errorf("cut log: status %s, op5 count %d, want incomplete and %d (intervals before %d)", res.Status, got, want.Ops[5].Count, hr.First)
+	}
+
+	// A span's closing record edited to claim another width is refused
+	// at its line.
+	for i, l := range lines {
+		if !strings.Contains(l, `"group":`) || strings.Contains(l, `"group":2,`) {
+			continue
+		}
+
+		bad := slices.Clone(lines)
+		bad[i] = strings.Replace(l, `"group":`, `"group":2`, 1)
+		badPath := filepath.Join(t.TempDir(), "bad"+Suffix)
+
+		if err := os.WriteFile(badPath, []byte(strings.Join(bad, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+
+		if _, err := Build(context.Background(), badPath); err == nil || !strings.Contains(err.Error(), fmt.Sprintf(":%d: ", i+1)) {
+			t.Errorf("a span's group edited to 2 followed by its width: %v, want an error naming line %d", err, i+1)
+		}
+
+		break
 	}
 }

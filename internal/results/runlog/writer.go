@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
 	"github.com/mongobench/mongobench/internal/stats/metrics"
 )
 
@@ -46,6 +48,15 @@ type Writer struct {
 
 	// run is the run id every record carries (Header.RunID).
 	run string
+	// pmu orders a phase's interval records with its open span; it is
+	// taken before mu. spans are the phases' open spans of deferred
+	// intervals (see intervalRecord.Deferred), and blocks the phases of
+	// the blocks model, whose growth blocks need every interval's
+	// histograms and so are logged one interval per span.
+	pmu    sync.Mutex
+	spans  map[int]*span
+	blocks map[int]bool
+
 	// secrets are the values of the workload's secret parameters, from
 	// the header, masked in every record (an error message in an interval
 	// or the end record may quote a filter the value was substituted into).
@@ -65,7 +76,10 @@ func Create(path string, h Header) (*Writer, error) {
 		return nil, fmt.Errorf("creating run log: %w", err)
 	}
 
-	w := &Writer{f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, feed: newFeeder(path)}
+	w := &Writer{
+		f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, feed: newFeeder(path),
+		spans: map[int]*span{}, blocks: map[int]bool{},
+	}
 	h.Type, h.Format, h.Version, h.SchemaVersion = typeHeader, Format, Version, result.SchemaVersion
 	h.Target.URI = redact.URI(h.Target.URI)
 
@@ -107,6 +121,11 @@ func (w *Writer) Err() error {
 // StartPhase writes a phase's opening record.
 func (w *Writer) StartPhase(p PhaseStart) {
 	p.Type, p.Run = typePhase, w.run
+
+	w.pmu.Lock()
+	w.blocks[p.Phase] = p.Model == workload.ModelBlocks
+	w.pmu.Unlock()
+
 	_ = w.write(p, typePhase, true, nil)
 }
 
@@ -120,10 +139,37 @@ func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.In
 		Operations: make([]opRecord, len(iv.Ops)), Target: target, Pacing: pacing,
 	}
 
+	w.pmu.Lock()
+	defer w.pmu.Unlock()
+
 	w.mu.Lock()
 	first := !w.described[phase]
 	w.described[phase] = true
 	w.mu.Unlock()
+
+	sp := w.spans[phase]
+	if sp == nil {
+		width := 1
+		if !w.blocks[phase] {
+			width = spanWidth(index, max(w.feed.group(phase), countGroup(index, Points(len(iv.Ops)))))
+		}
+
+		sp = &span{first: index, width: width}
+		w.spans[phase] = sp
+	}
+
+	sp.add(iv, svc)
+
+	closes := sp.n == sp.width
+	if closes {
+		delete(w.spans, phase)
+
+		if sp.width > 1 {
+			rec.Group = sp.width
+		}
+	} else {
+		rec.Deferred = true
+	}
 
 	for i, s := range iv.Ops {
 		o := opRecord{Name: s.Name, Count: s.Count, Docs: s.Docs, Clamped: s.Clamped}
@@ -136,8 +182,8 @@ func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.In
 		}
 
 		var err error
-		if o.Histogram, err = encode(s.Hist); err == nil && svc != nil && i < len(svc.Ops) {
-			o.ServiceHistogram, err = encode(svc.Ops[i].Hist)
+		if closes {
+			o.Histogram, o.ServiceHistogram, err = sp.encode(i)
 		}
 
 		if err != nil {
@@ -167,7 +213,9 @@ func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.In
 }
 
 // Result returns the results of everything written so far (see
-// Builder.Result): those Build would read from the log, without reading it.
+// Builder.Result): those Build would read from the log, without reading it
+// (Build leaves out a span whose histograms are not written yet; EndPhase,
+// Finish and Close write them).
 // A run's results are made here, so that a run stopped after hours writes
 // them in the time it takes to encode its phases' totals.
 //
@@ -203,6 +251,153 @@ func encode(h *metrics.Histogram) (string, error) {
 	return metrics.EncodeHistogram(h)
 }
 
+// span is a phase's intervals whose histograms are logged together: width
+// of them from first, n so far, with the merge of their histograms.
+type span struct {
+	first, width, n int
+	names           []string
+	hist, svc       []*metrics.Histogram
+}
+
+// spanWidth is the width of a span starting at interval index of a phase
+// whose results points hold group intervals (a power of two): the largest
+// power of two that is at most group and divides index. A span so chosen
+// lies within one point of the results, now and after any later merge of
+// points (which only doubles group), so the histograms of the points are
+// exactly those of their spans.
+func spanWidth(index, group int) int {
+	g := max(1, group)
+	for g > 1 && index%g != 0 {
+		g /= 2
+	}
+
+	return g
+}
+
+// countGroup is the width of a phase's points once index intervals were
+// merged, as the rule on their number alone makes it (see Points): the
+// least power of two g with index/g < points. The rule on their size only
+// widens them sooner, so this is a width the points have at least, known
+// without waiting for the builder (which may lag a few records behind).
+func countGroup(index, points int) int {
+	g := 1
+	for index/g >= points {
+		g *= 2
+	}
+
+	return g
+}
+
+// add merges an interval's histograms into the span.
+func (sp *span) add(iv metrics.Interval, svc *metrics.Interval) {
+	sp.n++
+
+	if sp.hist == nil {
+		sp.hist = make([]*metrics.Histogram, len(iv.Ops))
+		sp.names = make([]string, len(iv.Ops))
+
+		for i, o := range iv.Ops {
+			sp.names[i] = o.Name
+		}
+	}
+
+	for i, o := range iv.Ops {
+		sp.hist[i] = mergeInto(sp.hist[i], o.Hist, sp.width)
+	}
+
+	if svc == nil {
+		return
+	}
+
+	if sp.svc == nil {
+		sp.svc = make([]*metrics.Histogram, len(iv.Ops))
+	}
+
+	for i := range min(len(svc.Ops), len(iv.Ops)) {
+		sp.svc[i] = mergeInto(sp.svc[i], svc.Ops[i].Hist, sp.width)
+	}
+}
+
+// mergeInto adds h to acc (nil: none yet) and returns it. A span of one
+// interval keeps the caller's histogram itself, as before spans, which is
+// encoded before Interval returns.
+func mergeInto(acc, h *metrics.Histogram, width int) *metrics.Histogram {
+	switch {
+	case h == nil:
+		return acc
+	case acc == nil && width == 1:
+		return h
+	case acc == nil:
+		return h.Clone()
+	}
+
+	// A histogram of the engine's own geometry merges without loss.
+	acc.Merge(h)
+
+	return acc
+}
+
+// encode is the file form of operation i's histograms in the span.
+func (sp *span) encode(i int) (hist, svc string, err error) {
+	if i < len(sp.hist) {
+		if hist, err = encode(sp.hist[i]); err != nil {
+			return "", "", err
+		}
+	}
+
+	if i < len(sp.svc) {
+		svc, err = encode(sp.svc[i])
+	}
+
+	return hist, svc, err
+}
+
+// flush writes the histograms of phase's open span, if it has one, so
+// that the intervals it deferred are complete in the log. The caller holds
+// pmu.
+func (w *Writer) flush(phase int) {
+	sp := w.spans[phase]
+	if sp == nil {
+		return
+	}
+
+	delete(w.spans, phase)
+
+	rec := histogramsRecord{
+		Type: typeHists, Run: w.run, Phase: phase, First: sp.first, Last: sp.first + sp.n - 1,
+		Operations: make([]histRecord, len(sp.hist)),
+	}
+
+	for i := range sp.hist {
+		h, s, err := sp.encode(i)
+		if err != nil {
+			w.fail(fmt.Errorf("histograms of intervals %d to %d of phase %d: %w", rec.First, rec.Last, phase, err))
+			return
+		}
+
+		rec.Operations[i] = histRecord{Name: sp.names[i], Histogram: h, ServiceHistogram: s}
+	}
+
+	_ = w.write(rec, typeHists, true, nil)
+}
+
+// flushAll flushes the open spans of every phase, in phase order.
+func (w *Writer) flushAll() {
+	w.pmu.Lock()
+	defer w.pmu.Unlock()
+
+	phases := make([]int, 0, len(w.spans))
+	for p := range w.spans {
+		phases = append(phases, p)
+	}
+
+	slices.Sort(phases)
+
+	for _, p := range phases {
+		w.flush(p)
+	}
+}
+
 // Block writes one growth block of a phase.
 func (w *Writer) Block(b BlockRecord) {
 	b.Type, b.Run = typeBlock, w.run
@@ -212,6 +407,11 @@ func (w *Writer) Block(b BlockRecord) {
 // EndPhase writes a phase's closing record and syncs the log.
 func (w *Writer) EndPhase(e PhaseEnd) {
 	e.Type, e.Run = typePhaseEnd, w.run
+
+	w.pmu.Lock()
+	w.flush(e.Phase)
+	w.pmu.Unlock()
+
 	_ = w.write(e, typePhaseEnd, true, nil)
 }
 
@@ -225,6 +425,7 @@ func (w *Writer) Shard(r ShardRecord) {
 // the first error the writer met.
 func (w *Writer) Finish(e End) error {
 	e.Type, e.Run = typeEnd, w.run
+	w.flushAll()
 	_ = w.write(e, typeEnd, true, nil)
 
 	return w.Close()
@@ -233,6 +434,8 @@ func (w *Writer) Finish(e End) error {
 // Close syncs and closes the log without a final record (a log that Build
 // then reads as cut short) and returns the first error the writer met.
 func (w *Writer) Close() error {
+	w.flushAll()
+
 	w.mu.Lock()
 	defer w.mu.Unlock()
 

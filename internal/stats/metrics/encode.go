@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"sync"
@@ -175,6 +176,82 @@ func encode(h *Histogram) (string, bool) {
 	binary.BigEndian.PutUint32(b[4:], uint32(len(b)-8)) //nolint:gosec // as above
 
 	return base64.StdEncoding.EncodeToString(b), true
+}
+
+// decompressors caches zlib readers between decodings, as compressors
+// does writers: finish decodes a histogram per operation per interval.
+var decompressors sync.Pool
+
+// decode reads s if it is the V2 compressed base64 form of a histogram of
+// NewHistogram's geometry, as encode writes it, into a native histogram
+// (which encode then writes again with a cached compressor). It returns
+// false for anything else, which the caller hands to the library: another
+// geometry, or a form it does not parse (the library then says what is
+// wrong with it).
+//
+// Why: a histogram decoded by the library is not native, so re-encoding
+// it (as the results builder does when it merges interval points) went
+// through the library's encoder, which allocates a new compressor of
+// close to a megabyte each time; rebuilding the results of a long run log
+// of many operations spent most of its time there.
+func decode(s string) (*Histogram, bool) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b) < 8 || binary.BigEndian.Uint32(b[0:]) != uint32(v2CompressedCookie) {
+		return nil, false
+	}
+
+	n := binary.BigEndian.Uint32(b[4:])
+	if uint64(n) > uint64(len(b)-8) {
+		return nil, false
+	}
+
+	src := bytes.NewReader(b[8 : 8+n])
+
+	var zr io.ReadCloser
+	if r, ok := decompressors.Get().(io.ReadCloser); ok {
+		if rs, ok := r.(zlib.Resetter); ok && rs.Reset(src, nil) == nil {
+			zr = r
+		}
+	}
+
+	if zr == nil {
+		if zr, err = zlib.NewReader(src); err != nil {
+			return nil, false
+		}
+	}
+
+	// The payload's length is bounded by the header before it is read: at
+	// most one 9-byte varint per counts index of the geometry.
+	var hdr [v2HeaderSize]byte
+	if _, err := io.ReadFull(zr, hdr[:]); err != nil {
+		return nil, false
+	}
+
+	plen := binary.BigEndian.Uint32(hdr[4:])
+	if binary.BigEndian.Uint32(hdr[0:]) != uint32(v2Cookie) ||
+		binary.BigEndian.Uint32(hdr[8:]) != 0 ||
+		binary.BigEndian.Uint32(hdr[12:]) != SignificantDigits ||
+		binary.BigEndian.Uint64(hdr[16:]) != uint64(LowestLatency.Microseconds()) ||
+		binary.BigEndian.Uint64(hdr[24:]) != uint64(HighestLatency.Microseconds()) ||
+		binary.BigEndian.Uint64(hdr[32:]) != math.Float64bits(1) ||
+		plen > uint32(9*(countsIndex(HighestLatency.Microseconds())+1)) {
+		return nil, false
+	}
+
+	payload := make([]byte, plen+1)
+	got, err := io.ReadFull(zr, payload)
+	if uint32(got) != plen || !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+
+	decompressors.Put(zr)
+
+	h, err := histogramFromPayload(payload[:plen])
+	if err != nil {
+		return nil, false
+	}
+
+	return h, true
 }
 
 // zigzag maps a signed value to the unsigned one the V2 payload stores.

@@ -312,7 +312,9 @@ func TestEncodeMatchesLibrary(t *testing.T) {
 		}
 	}
 
-	// A decoded histogram goes to the library's encoder.
+	// A decoded histogram of this geometry is decoded natively and goes
+	// to the fast encoder again; one of another geometry is decoded by
+	// the library and goes to the library's encoder.
 	h := NewHistogram()
 	_ = h.RecordValue(42)
 	s, err := EncodeHistogram(h)
@@ -323,11 +325,45 @@ func TestEncodeMatchesLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := encode(back); ok {
-		t.Error("the fast encoder took a decoded histogram")
+	if again, ok := encode(back); !ok || again != s {
+		t.Errorf("re-encoding a decoded histogram: fast encoder took it %v, same %v", ok, again == s)
 	}
-	if again, err := EncodeHistogram(back); err != nil || again != s {
-		t.Errorf("re-encoding a decoded histogram: %v, same %v", err, again == s)
+
+	other := &Histogram{PackedHistogram: hdrhistogram.NewPacked(1, 1000, 2)}
+	_ = other.RecordValue(42)
+	enc, err := other.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err = DecodeHistogram(string(enc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := encode(back); ok || back.HighestTrackableValue() != 1000 {
+		t.Error("a histogram of another geometry was decoded as one of this package's")
+	}
+	if again, err := EncodeHistogram(back); err != nil || again != string(enc) {
+		t.Errorf("re-encoding a histogram of another geometry: %v, same %v", err, again == string(enc))
+	}
+}
+
+// BenchmarkDecode measures decoding one interval histogram, as finish does
+// for every operation of every logged interval.
+func BenchmarkDecode(b *testing.B) {
+	h := NewHistogram()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		_ = h.RecordValue(200 + rng.Int64N(2000))
+	}
+	s, err := EncodeHistogram(h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeHistogram(s); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

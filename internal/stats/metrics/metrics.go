@@ -230,6 +230,10 @@ func EncodeHistogram(h *Histogram) (string, error) {
 // DecodeHistogram parses a histogram written by EncodeHistogram (or any
 // V2 compressed base64 HdrHistogram), keeping its geometry.
 func DecodeHistogram(s string) (*Histogram, error) {
+	if h, ok := decode(s); ok {
+		return h, nil
+	}
+
 	h, err := hdrhistogram.DecodePacked([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
