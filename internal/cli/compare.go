@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
 	"github.com/mongobench/mongobench/internal/report"
@@ -134,10 +133,6 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		return err
 	}
 
-	if err := shareOperations(files); err != nil {
-		return err
-	}
-
 	ops := analysis.AddGateRows(files, analysis.CompareOperations(files, judging), gates, judging)
 
 	if err := analysis.CheckOperations(gates, ops); err != nil {
@@ -172,28 +167,17 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 	return nil
 }
 
-// readCompareFiles reads every side: a results file, a directory of
-// results files or a comma-separated list of them (repeated runs), with
-// result.ReadAll, which prints each file that cannot be read and warns
-// about files that look inconsistent or did not complete; here the sides
-// are assembled and files that cannot be compared are refused.
+// readCompareFiles reads every side with result.ReadAll, which prints each
+// file that cannot be read and warns about files that look inconsistent or
+// did not complete; analysis.Sides assembles the sides and says which
+// files cannot be compared.
 func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysis.File, error) {
-	files := make([]*analysis.File, 0, len(args))
+	var sides analysis.Sides
+
 	bad, total := 0, 0
 
-	report := func(path string, err error) {
-		bad++
-
-		msg := err.Error()
-		if !strings.Contains(msg, path) {
-			msg = path + ": " + msg
-		}
-
-		fmt.Fprintln(st.Stderr, msg)
-	}
-
 	for _, arg := range args {
-		read, err := readResultsFiles(ctx, st, sideList(arg), result.ReadOptions{Dirs: true})
+		read, err := readResultsFiles(ctx, st, analysis.SidePaths(arg), result.ReadOptions{Dirs: true})
 		if err != nil {
 			return nil, err
 		}
@@ -201,105 +185,24 @@ func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysi
 		total += read.Total
 		bad += len(read.Errors)
 
-		var side *analysis.File
-
-		for _, rf := range read.Files {
-			path, res := rf.Path, rf.Result
-
-			if res.Kind() == result.KindMatrix {
-				if read.Total > 1 {
-					report(path, fmt.Errorf("a comparison's results file is a side of its own (its cells); it cannot be one run of %s", arg))
-					continue
-				}
-
-				cells, err := analysis.MatrixCells(path, res, func(i int) string { return analysis.Label(len(files) + i) })
-				if err != nil {
-					report(path, err)
-					continue
-				}
-
-				files = append(files, cells...)
-
-				continue
-			}
-
-			if len(res.MainPhase().Intervals) == 0 {
-				report(path, fmt.Errorf("results file %s: main phase %q has no intervals", path, res.MainPhase().Name))
-				continue
-			}
-
-			if side == nil {
-				side = &analysis.File{Label: analysis.Label(len(files)), Path: arg, Res: res, Phase: res.MainPhase()}
-				files = append(files, side)
-			} else if name, first := res.Workload.Name, side.Res.Workload.Name; name != first {
-				fmt.Fprintf(st.Stderr, "Warning: %s ran workload %q, the other runs of %s %q\n", path, name, arg, first)
-			}
-
-			side.Runs = append(side.Runs, res.MainPhase())
-		}
+		sides.Add(arg, read.Files)
 	}
 
-	if bad > 0 {
+	printUnread(st, sides.Refused)
+
+	if bad += len(sides.Refused); bad > 0 {
 		return nil, badInput("%d of %d results files could not be read; nothing compared", bad, total)
 	}
 
-	for _, cf := range files {
-		if name, base := cf.Res.Workload.Name, files[0].Res.Workload.Name; name != base {
-			fmt.Fprintf(st.Stderr, "Warning: %s (%s) ran workload %q, the baseline %q\n", cf.Label, cf.Path, name, base)
-		}
+	err := sides.Check()
+
+	for _, w := range sides.Warnings {
+		fmt.Fprintln(st.Stderr, "Warning: "+w)
 	}
 
-	return files, nil
-}
-
-// shareOperations refuses sides that have no operation in common with the
-// baseline: every row would read "no data", and exit 0 would say they were
-// compared.
-func shareOperations(files []*analysis.File) error {
-	names := func(f *analysis.File) map[string]bool {
-		out := map[string]bool{}
-
-		for _, p := range f.RunPhases() {
-			for _, o := range p.Operations {
-				out[o.Name] = true
-			}
-		}
-
-		return out
+	if err != nil {
+		return nil, badInput("%v", err)
 	}
 
-	base := names(files[0])
-
-	for _, f := range files[1:] {
-		common := false
-		for n := range names(f) {
-			common = common || base[n]
-		}
-
-		if !common {
-			return badInput("%s (workload %q) has no operation in common with the baseline %s (workload %q): nothing to compare",
-				f.Path, f.Res.Workload.Name, files[0].Path, files[0].Res.Workload.Name)
-		}
-	}
-
-	return nil
-}
-
-// sideList lists the paths of one side of compare: the files of a
-// comma-separated list, else the argument itself (a file, or a directory
-// of results files that result.ReadAll lists).
-func sideList(arg string) []string {
-	if !strings.Contains(arg, ",") {
-		return []string{arg}
-	}
-
-	var out []string
-
-	for p := range strings.SplitSeq(arg, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-
-	return out
+	return sides.Files, nil
 }
