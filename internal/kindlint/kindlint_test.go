@@ -76,10 +76,6 @@ func exceptions() []exception {
 		{"internal/targets/wiretest/", "drop", command + " (a test server of the protocol)"},
 		{"internal/targets/wiretest/", "createIndexes", command + " (a test server of the protocol)"},
 		{"internal/report/", "rate", unit},
-		// Known uses that belong to changes owned elsewhere in issue 21;
-		// each is to ask its registry, then leave this list.
-		{"internal/report/view.go", "closed", "report's package: an empty model of old results is to read as workload.ModelClosed"},
-		{"internal/cli/summary.go", "closed", "terminal renderer, moving beside the report: an empty model is to read as workload.ModelClosed"},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/base/units"
 	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
 // The terminal renderers print what a command shows when it ends, from the
@@ -47,7 +48,7 @@ func WriteSummary(w io.Writer, res *result.Result, through string) {
 func writePhase(w io.Writer, p *result.Phase) {
 	model := p.Model
 	if model == "" {
-		model = "closed"
+		model = workload.ModelClosed
 	}
 
 	fmt.Fprintf(w, "\n%s phase (%s), %.1fs measured", p.Name, model, p.DurationS)

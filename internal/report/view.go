@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mongobench/mongobench/internal/base/units"
+	"github.com/mongobench/mongobench/internal/spec/workload"
 
 	"github.com/mongobench/mongobench/internal/results/result"
 )
@@ -237,7 +238,7 @@ func newRunView(n int, label string, r *result.Result, describe func(string) str
 
 func modelName(m string) string {
 	if m == "" {
-		return "closed"
+		return workload.ModelClosed
 	}
 
 	return m
