@@ -126,6 +126,7 @@ command gracefully.`,
 		newKubeCommand(st),
 		newFinishCommand(st),
 		newCalibrateCommand(st),
+		newHistoryCommand(st),
 	)
 
 	return root
