@@ -79,7 +79,8 @@ type Skipped struct {
 }
 
 // Load reads the results files at paths, each a file or a directory whose
-// *.json files are read (not recursively into hidden directories). A file
+// *.json files are read, subdirectories included but for hidden ones and a
+// comparison's NAME.trials directories. A file
 // named on its own must be a results file; in a directory, other JSON
 // files and results that cannot be part of a series (matrix files, runs
 // that did not complete) are skipped with a reason.
@@ -116,7 +117,9 @@ func Load(ctx context.Context, paths []string) ([]Run, []Skipped, error) {
 			}
 
 			if d.IsDir() {
-				if path != p && strings.HasPrefix(d.Name(), ".") {
+				// Hidden directories, and a comparison's trial files
+				// (NAME.trials/, which its matrix file holds already).
+				if path != p && (strings.HasPrefix(d.Name(), ".") || strings.HasSuffix(d.Name(), ".trials")) {
 					return filepath.SkipDir
 				}
 
@@ -236,6 +239,11 @@ type Metric struct {
 	// run has no value: no such operation, or no success to take a
 	// latency from.
 	Values       []Value       `json:"values"`
+	// Noise is each run's own dispersion of the metric: the median
+	// absolute deviation of its per-interval values over their median
+	// (0.05: intervals typically 5% off the run's median), null with
+	// fewer than 3 intervals.
+	Noise []Value `json:"noise"`
 	ChangePoints []ChangePoint `json:"-"`
 	Changes      []Change      `json:"change_points"`
 
@@ -339,12 +347,14 @@ func metricsOf(runs []Run, ms []threshold.Metric, opts Options) []Metric {
 	for _, op := range ops {
 		for _, m := range ms {
 			vals := make([]Value, len(runs))
+			noise := make([]Value, len(runs))
 
 			for i, r := range runs {
 				vals[i] = Value(valueOf(r.res.MainPhase(), op, m))
+				noise[i] = Value(noiseOf(r.res.MainPhase(), op, m))
 			}
 
-			mt := Metric{Operation: op, Metric: m.String(), Values: vals, m: m}
+			mt := Metric{Operation: op, Metric: m.String(), Values: vals, Noise: noise, m: m}
 			mt.detect(runs, opts)
 			out = append(out, mt)
 		}
@@ -362,8 +372,43 @@ func valueOf(p *result.Phase, op string, m threshold.Metric) float64 {
 		return math.NaN()
 	}
 
-	o := p.Operations[i]
+	return opValue(p.Operations[i], p.DurationS, m)
+}
 
+// noiseOf is the run's own dispersion of metric m of operation op: the
+// median absolute deviation of the phase's per-interval values relative to
+// their median, NaN with fewer than 3 intervals that have a value. It says
+// how much the metric moves within one run, beside the spread between
+// runs that the detector judges by.
+func noiseOf(p *result.Phase, op string, m threshold.Metric) float64 {
+	var vals []float64
+
+	for _, iv := range p.Intervals {
+		i := slices.IndexFunc(iv.Operations, func(o result.Operation) bool { return o.Name == op })
+		if i < 0 {
+			continue
+		}
+
+		if v := opValue(iv.Operations[i], iv.End.Sub(iv.Start).Seconds(), m); !math.IsNaN(v) {
+			vals = append(vals, v)
+		}
+	}
+
+	med := median(vals)
+	if len(vals) < 3 || med == 0 {
+		return math.NaN()
+	}
+
+	dev := make([]float64, len(vals))
+	for i, v := range vals {
+		dev[i] = math.Abs(v - med)
+	}
+
+	return median(dev) / math.Abs(med)
+}
+
+// opValue is metric m of one operation's measurements over seconds.
+func opValue(o result.Operation, seconds float64, m threshold.Metric) float64 {
 	var failed int64
 	for _, n := range o.Errors {
 		failed += n
@@ -371,11 +416,11 @@ func valueOf(p *result.Phase, op string, m threshold.Metric) float64 {
 
 	switch {
 	case m.Kind == threshold.Throughput:
-		if p.DurationS <= 0 {
+		if seconds <= 0 {
 			return math.NaN()
 		}
 
-		return float64(o.Count) / p.DurationS
+		return float64(o.Count) / seconds
 	case m.Kind == threshold.ErrorRate:
 		if o.Count+failed == 0 {
 			return math.NaN()
