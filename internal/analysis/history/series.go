@@ -238,12 +238,12 @@ type Metric struct {
 	// Values are one per run of the series, NaN (null in JSON) where the
 	// run has no value: no such operation, or no success to take a
 	// latency from.
-	Values       []Value       `json:"values"`
+	Values []Value `json:"values"`
 	// Noise is each run's own dispersion of the metric: the median
 	// absolute deviation of its per-interval values over their median
 	// (0.05: intervals typically 5% off the run's median), null with
 	// fewer than 3 intervals.
-	Noise []Value `json:"noise"`
+	Noise        []Value       `json:"noise"`
 	ChangePoints []ChangePoint `json:"-"`
 	Changes      []Change      `json:"change_points"`
 
