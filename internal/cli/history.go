@@ -245,8 +245,10 @@ type historyJSON struct {
 }
 
 func writeHistoryJSON(st *State, path string, series []history.Series, skipped []history.Skipped, o history.Options) error {
-	doc := historyJSON{Alpha: o.Alpha, Permutations: o.Permutations, MinSize: o.MinSize, Seed: o.Seed,
-		Series: series, Skipped: skipped}
+	doc := historyJSON{
+		Alpha: o.Alpha, Permutations: o.Permutations, MinSize: o.MinSize, Seed: o.Seed,
+		Series: series, Skipped: skipped,
+	}
 	if doc.Series == nil {
 		doc.Series = []history.Series{}
 	}

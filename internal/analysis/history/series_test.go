@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -84,7 +85,7 @@ func TestBuildGroupsAndOrders(t *testing.T) {
 		total += n
 	}
 
-	if total != 5 || !(sizes[0] == 3 || sizes[1] == 3 || sizes[2] == 3) {
+	if total != 5 || !slices.Contains(sizes, 3) {
 		t.Errorf("series sizes %v; want 3, 1, 1 in some order", sizes)
 	}
 }
