@@ -1,6 +1,9 @@
 package history
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	vd "github.com/mongobench/mongobench/internal/stats/verdict"
@@ -34,6 +37,64 @@ func BenchmarkTuning(b *testing.B) {
 							100*(step-1), after, f, 100*p, 100*lo, 100*hi)
 					}
 				}
+			}
+		}
+	}
+}
+
+// BenchmarkPrecisionRecall prints the detector's precision and recall at
+// the defaults over simulated series (docs/history.md, "Precision and
+// recall"): for each planted shift (none, 10% to 50%) and each number of
+// runs after it (5, 10), 100 series of 30 runs with 5% noise per run. A
+// change point within one run of the shift is a true one; any other is
+// false. Run it with scripts/history-detection, or
+//
+//	go test -run '^$' -bench PrecisionRecall -benchtime 1x -v ./internal/analysis/history/
+func BenchmarkPrecisionRecall(b *testing.B) {
+	const series, n = 100, 30
+
+	for range b.N {
+		for _, shift := range []float64{0, 0.10, 0.20, 0.30, 0.50} {
+			for _, after := range []int{5, 10} {
+				at := n - after
+				rng := rand.New(rand.NewPCG(uint64(at), math.Float64bits(shift)))
+
+				var found, trueCPs, falseCPs int
+
+				for k := range series {
+					cps := Detect(noisy(rng, n, at, 1+shift, 0.05), Options{Seed: uint64(k)})
+					hit := false
+
+					for _, c := range cps {
+						if shift > 0 && c.Index >= at-1 && c.Index <= at+1 && !hit {
+							hit = true
+							trueCPs++
+						} else {
+							falseCPs++
+						}
+					}
+
+					if hit {
+						found++
+					}
+				}
+
+				_, flo, fhi := vd.Proportion(falseCPs, series*n, 0.05)
+				line := fmt.Sprintf("shift %2.0f%%, %2d runs after: %d false change points in %d runs (%.2f per 100 runs, 95%% CI %.2f–%.2f)",
+					100*shift, after, falseCPs, series*n, 100*float64(falseCPs)/float64(series*n), 100*flo, 100*fhi)
+
+				if shift > 0 {
+					r, rlo, rhi := vd.Proportion(found, series, 0.05)
+					line += fmt.Sprintf("; recall %d/%d, %.0f%% (95%% CI %.0f%%–%.0f%%)", found, series, 100*r, 100*rlo, 100*rhi)
+
+					if trueCPs+falseCPs > 0 {
+						p, plo, phi := vd.Proportion(trueCPs, trueCPs+falseCPs, 0.05)
+						line += fmt.Sprintf("; precision %d/%d, %.0f%% (95%% CI %.0f%%–%.0f%%)",
+							trueCPs, trueCPs+falseCPs, 100*p, 100*plo, 100*phi)
+					}
+				}
+
+				b.Log(line)
 			}
 		}
 	}
