@@ -70,7 +70,7 @@ interrupted.`,
 	}
 
 	fl := c.Flags()
-	fl.StringVar(&f.json, "json", "", "also write the series and change points as JSON to this file (- for standard output)")
+	fl.StringVar(&f.json, "json", "", "also write the series and change points as JSON to this file (- for standard output; the table then goes to standard error)")
 	fl.StringArrayVar(&f.failOn, "fail-on-regression", nil,
 		"exit 3 when the newest runs start a significant change beyond EXPR ([OPERATION:]METRIC +N% or -N%, as compare --fail-if), repeatable")
 	fl.Float64Var(&f.alpha, "alpha", history.DefaultAlpha, "significance level of the permutation test")
@@ -132,7 +132,12 @@ func runHistory(cmd *cobra.Command, st *State, args []string, f *historyFlags) e
 	opts := history.Options{Alpha: f.alpha, Permutations: f.permutations, MinSize: f.minSize, Seed: f.seed}
 	series := history.Build(runs, extra, opts)
 
-	printHistory(st.Stdout, series, skipped, f.alpha)
+	table := st.Stdout
+	if f.json == "-" { // standard output is the JSON's
+		table = st.Stderr
+	}
+
+	printHistory(table, series, skipped, f.alpha)
 
 	if f.json != "" {
 		if err := writeHistoryJSON(st, f.json, series, skipped, opts); err != nil {

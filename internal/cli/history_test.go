@@ -219,6 +219,17 @@ func TestHistoryBadInput(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "Skipped "+notResults) {
 		t.Errorf("history DIR with a foreign JSON file: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+
+	// --json - leaves standard output to the JSON document.
+	code, stdout, stderr = runMain(t, "history", dir, "--json", "-")
+
+	var doc struct {
+		Skipped []struct{ File, Reason string } `json:"skipped"`
+	}
+
+	if err := json.Unmarshal([]byte(stdout), &doc); code != 0 || err != nil || len(doc.Skipped) != 1 || doc.Skipped[0].File != notResults {
+		t.Errorf("history DIR --json -: exit %d, %v\nstdout:\n%s\nstderr:\n%s", code, err, stdout, stderr)
+	}
 }
 
 func TestCICommit(t *testing.T) {
