@@ -137,7 +137,7 @@ func runHistory(cmd *cobra.Command, st *State, args []string, f *historyFlags) e
 		table = st.Stderr
 	}
 
-	printHistory(table, series, skipped, f.alpha)
+	printHistory(table, series, skipped, f.alpha, f.minSize)
 
 	if f.json != "" {
 		if err := writeHistoryJSON(st, f.json, series, skipped, opts); err != nil {
@@ -192,7 +192,7 @@ func ratioText(c history.Change, alpha float64) string {
 }
 
 // printHistory prints each series and its metrics' change points.
-func printHistory(w io.Writer, series []history.Series, skipped []history.Skipped, alpha float64) {
+func printHistory(w io.Writer, series []history.Series, skipped []history.Skipped, alpha float64, minSize int) {
 	if len(series) == 0 {
 		fmt.Fprintln(w, "No runs to make a history of.")
 	}
@@ -225,6 +225,13 @@ func printHistory(w io.Writer, series []history.Series, skipped []history.Skippe
 				fmt.Fprintf(w, "    from run %d, %s: %s → %s, %s, p = %.3f, %s\n",
 					c.Run+1, s.Runs[c.Run].Name(), m.Format(c.Before), m.Format(c.After), ratioText(c, alpha), c.P, dir)
 			}
+		}
+
+		if len(s.Runs) < 2*minSize {
+			fmt.Fprintf(w, "  too few runs to find a change point: %d, at least %d needed (--min-size %d a side)\n",
+				len(s.Runs), 2*minSize, minSize)
+
+			continue
 		}
 
 		if quiet == len(s.Metrics) {

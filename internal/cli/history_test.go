@@ -182,6 +182,11 @@ func TestHistoryFindsPlantedStep(t *testing.T) {
 	if code, _, stderr = runMain(t, "history", stepDir, "--fail-on-regression", "throughput +20%"); code != 0 {
 		t.Errorf("--fail-on-regression 'throughput +20%%' (an increase) on a series that got slower: exit %d, want 0\n%s", code, stderr)
 	}
+
+	code, stdout, _ = runMain(t, "history", filepath.Join(stepDir, "step-01.json"), filepath.Join(stepDir, "step-02.json"))
+	if code != 0 || !strings.Contains(stdout, "too few runs to find a change point: 2, at least 8 needed") {
+		t.Errorf("history of 2 runs: exit %d\n%s", code, stdout)
+	}
 }
 
 func TestHistoryBadInput(t *testing.T) {
