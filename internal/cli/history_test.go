@@ -37,11 +37,13 @@ func historyRuns(t *testing.T, srv *wiretest.Server, dir, name string, from, n i
 }
 
 // TestHistoryFindsPlantedStep builds a history from real runs against the
-// test server: 8 runs with a 1ms reply delay, then 5 with 10ms (the
-// planted step), and beside them an unchanged series of 8 runs at 2ms (a
-// different recordcount, so a series of its own). history must put the
-// change at the first slow run in p50 and p99, name its file and label,
-// and --fail-on-regression must fail on the stepped series and pass on the
+// test server: 8 runs with a 1ms reply delay, then 5 with 30ms (the
+// planted step, large so that a loaded machine's scheduling delays, which
+// reach several milliseconds in a p99 of 40 operations, cannot blur it),
+// and beside them an unchanged series of 8 runs at 5ms (a different
+// recordcount, so a series of its own). history must put the change at the
+// first slow run in p50 and p99, name its file and label, and
+// --fail-on-regression must fail on the stepped series and pass on the
 // unchanged one.
 func TestHistoryFindsPlantedStep(t *testing.T) {
 	t.Parallel()
@@ -53,7 +55,7 @@ func TestHistoryFindsPlantedStep(t *testing.T) {
 
 	t.Cleanup(func() { _ = stepped.Close() })
 
-	flat, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(2 * time.Millisecond)})
+	flat, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(5 * time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestHistoryFindsPlantedStep(t *testing.T) {
 	const sha = "0123456789abcdef0123456789abcdef01234567"
 
 	historyRuns(t, stepped, stepDir, "step", 1, 8, "v1", sha, "20")
-	stepped.SetLatency(wiretest.Fixed(10 * time.Millisecond))
+	stepped.SetLatency(wiretest.Fixed(30 * time.Millisecond))
 	historyRuns(t, stepped, stepDir, "step", 9, 5, "v2", sha, "20")
 	historyRuns(t, flat, flatDir, "flat", 1, 8, "v1", sha, "30")
 
@@ -138,9 +140,15 @@ func TestHistoryFindsPlantedStep(t *testing.T) {
 			}
 
 			if !isStep {
-				// No 50% change in a flat series: that a change point
-				// can occur by chance at α is measured in
-				// internal/analysis/history, not asserted here.
+				// No 50% change in the flat series' p50: that a change
+				// point can occur by chance at α is measured in
+				// internal/analysis/history, not asserted here, and
+				// its p99, the second slowest of 40 operations, moves
+				// with the machine's load.
+				if m.Metric != "p50" {
+					continue
+				}
+
 				for _, c := range m.ChangePoints {
 					if c.Ratio > 1.5 || c.Ratio < 1/1.5 {
 						t.Errorf("flat series, %s: change point at %s ×%.2f", m.Metric, c.File, c.Ratio)
@@ -157,7 +165,7 @@ func TestHistoryFindsPlantedStep(t *testing.T) {
 
 			c := m.ChangePoints[0]
 			if c.Run != want || filepath.Base(c.File) != "step-09.json" || c.Label != "v2" || !c.Worse || c.Ratio < 3 {
-				t.Errorf("stepped series, %s: change point %+v; want at run index 8, step-09.json, v2, worse, ratio ~10", m.Metric, c)
+				t.Errorf("stepped series, %s: change point %+v; want at run index 8, step-09.json, v2, worse, ratio ~30", m.Metric, c)
 			}
 		}
 	}
