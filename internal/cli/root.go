@@ -100,7 +100,8 @@ result needs no server; numbers from it describe FerretDB on SQLite, not MongoDB
 
 Exit codes: 0 success; 1 run failed, was interrupted, or had more errors than
 the workload allows; 2 bad input (usage, workload file, URI); 99 the run
-completed but a workload threshold failed; 130 a second signal ended the
+completed but a workload threshold failed; 3 history --fail-on-regression
+found a regression; 130 a second signal ended the
 process at once. SIGINT (Ctrl-C), SIGTERM and SIGHUP stop any
 command gracefully.`,
 		SilenceErrors: true,
@@ -126,6 +127,7 @@ command gracefully.`,
 		newKubeCommand(st),
 		newFinishCommand(st),
 		newCalibrateCommand(st),
+		newHistoryCommand(st),
 	)
 
 	return root

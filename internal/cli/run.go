@@ -42,6 +42,7 @@ type runFlags struct {
 	maxOps        int64    // --max-operations
 	client        string   // --client, overriding run.client
 	clientProfile string   // --client-profile PREFIX
+	label         string   // --label, stored in the results file for history
 	shard         shardFlags
 
 	// serverSelection is --server-selection-timeout; zero leaves the
@@ -138,6 +139,10 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 				return err
 			}
 
+			if err := checkLabel(f.label); err != nil {
+				return err
+			}
+
 			if cmd.Flags().Changed("max-operations") && f.maxOps < 1 {
 				return badInput("--max-operations must be > 0")
 			}
@@ -198,6 +203,7 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 		"smallest change a verdict calls a difference, overriding run.min_effect (default 5%; '0%' for none)")
 	fl.StringArrayVar(&f.set, "set", nil, "set a parameter declared in the workload's params block, repeatable: name=value (checked against its type; a secret one is masked in all output)")
 	fl.Int64Var(&f.maxOps, "max-operations", 0, "stop each phase after this many operations, overriding run.max_operations")
+	fl.StringVar(&f.label, "label", "", "name what this run measured (e.g. v0.5.0), stored in the results file with the CI commit id and shown by history")
 	addClientFlags(fl, &f)
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
 		"how often to sample server counters on a connection of its own (0 disables)")
@@ -329,6 +335,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	// Finished as finish and merge finish theirs: findings, thresholds,
 	// the error budget and the exit status in one place.
 	res := outcome.Result
+	res.Label, res.Commit = f.label, ciCommit(st.Getenv)
 
 	fin, err := finish.Finish(res, finish.Options{Rules: variants[0].Spec.Thresholds.Rules, FirstError: outcome.FirstError})
 	if err != nil {

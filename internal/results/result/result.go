@@ -112,6 +112,11 @@ type Result struct {
 	// Client is the external client stack that ran the measured phases;
 	// nil for mongobench's Go engine (client.go).
 	Client *Client `json:"client,omitempty"`
+	// Label names the code or setup the run measured (run --label, e.g.
+	// "v0.5.0"), and Commit the commit id CI gave the run in its
+	// environment, so that a point of a history names what it measured.
+	Label  string `json:"label,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // Workload identifies the workload that was run.

@@ -1,0 +1,584 @@
+package history
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
+	vd "github.com/mongobench/mongobench/internal/stats/verdict"
+)
+
+// DefaultMetrics are the metrics every series is tracked in.
+var DefaultMetrics = []threshold.Metric{
+	{Kind: threshold.Throughput},
+	{Kind: threshold.Mean},
+	{Kind: threshold.Percentile, Percent: 50},
+	{Kind: threshold.Percentile, Percent: 90},
+	{Kind: threshold.Percentile, Percent: 95},
+	{Kind: threshold.Percentile, Percent: 99},
+	{Kind: threshold.Percentile, Percent: 99.9},
+	{Kind: threshold.ErrorRate},
+}
+
+// Run is one results file in a series.
+type Run struct {
+	File      string    `json:"file"`
+	Label     string    `json:"label,omitempty"`
+	Commit    string    `json:"commit,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+
+	res *result.Result
+}
+
+// Name is how a run is shown: its file, with its label and commit when
+// the run has them.
+func (r Run) Name() string {
+	var extra []string
+
+	if r.Label != "" {
+		extra = append(extra, r.Label)
+	}
+
+	if r.Commit != "" {
+		extra = append(extra, "commit "+shortCommit(r.Commit))
+	}
+
+	if len(extra) == 0 {
+		return r.File
+	}
+
+	return r.File + " (" + strings.Join(extra, ", ") + ")"
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+
+	return c
+}
+
+// Skipped is a results file left out of every series, and why.
+type Skipped struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// Load reads the results files at paths, each a file or a directory whose
+// *.json files are read, subdirectories included but for hidden ones and a
+// comparison's NAME.trials directories. A file
+// named on its own must be a results file; in a directory, other JSON
+// files and results that cannot be part of a series (matrix files, runs
+// that did not complete) are skipped with a reason.
+func Load(ctx context.Context, paths []string) ([]Run, []Skipped, error) {
+	var (
+		runs    []Run
+		skipped []Skipped
+	)
+
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("history: %w", err)
+		}
+
+		if !info.IsDir() {
+			r, why, err := loadOne(ctx, p)
+			if err != nil {
+				return nil, nil, err
+			}
+
+			if why != "" {
+				skipped = append(skipped, Skipped{File: p, Reason: why})
+			} else {
+				runs = append(runs, r)
+			}
+
+			continue
+		}
+
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+
+			if d.IsDir() {
+				// Hidden directories, and a comparison's trial files
+				// (NAME.trials/, which its matrix file holds already).
+				if path != p && (strings.HasPrefix(d.Name(), ".") || strings.HasSuffix(d.Name(), ".trials")) {
+					return filepath.SkipDir
+				}
+
+				return nil
+			}
+
+			if !strings.HasSuffix(d.Name(), ".json") {
+				return nil
+			}
+
+			r, why, err := loadOne(ctx, path)
+
+			switch {
+			case err != nil:
+				skipped = append(skipped, Skipped{File: path, Reason: err.Error()})
+			case why != "":
+				skipped = append(skipped, Skipped{File: path, Reason: why})
+			default:
+				runs = append(runs, r)
+			}
+
+			return nil
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("history: %w", err)
+		}
+	}
+
+	return runs, skipped, nil
+}
+
+// loadOne reads one results file; why says why it is not part of a series.
+func loadOne(ctx context.Context, path string) (Run, string, error) {
+	res, err := result.Read(ctx, path)
+	if err != nil {
+		return Run{}, "", err
+	}
+
+	switch {
+	case res.Matrix != nil || res.Target.Kind == result.KindMatrix:
+		return Run{}, "a matrix file: its trials are not one run", nil
+	case res.Status != result.StatusCompleted:
+		return Run{}, "the run did not complete (" + res.Status + ")", nil
+	case res.MainPhase() == nil:
+		return Run{}, "no measured phase", nil
+	}
+
+	return Run{File: path, Label: res.Label, Commit: res.Commit, StartedAt: res.StartedAt, res: res}, "", nil
+}
+
+// Key is what makes runs comparable: the same workload with the same
+// parameters, on the same kind of target, through the same client stack.
+// Server and client versions are not part of it: a new version is a change
+// the history should show, not a new series.
+type Key struct {
+	Workload string `json:"workload"`
+	// Spec is a digest of the fully parsed workload (every parameter,
+	// --set values and defaults included) and the run's concurrency.
+	Spec    string `json:"spec"`
+	Target  string `json:"target"`
+	Backend string `json:"backend,omitempty"`
+	Client  string `json:"client"`
+}
+
+// String is the key for people: "ycsb-c · uri · go engine · spec 1a2b3c4d".
+func (k Key) String() string {
+	target := k.Target
+	if k.Backend != "" {
+		target += " (" + k.Backend + ")"
+	}
+
+	return k.Workload + " · " + target + " · " + k.Client + " · spec " + k.Spec
+}
+
+func keyOf(res *result.Result) Key {
+	// The spec as read is generic JSON: marshalling it again sorts the
+	// keys, so equal specs give equal digests.
+	spec, err := json.Marshal(struct {
+		Spec        any `json:"spec"`
+		Concurrency int `json:"concurrency"`
+	}{res.Workload.Spec, res.Concurrency})
+	if err != nil {
+		spec = []byte(err.Error())
+	}
+
+	sum := sha256.Sum256(spec)
+
+	client := "go engine"
+	if res.Client != nil {
+		client = res.Client.Stack
+	}
+
+	return Key{
+		Workload: res.Workload.Name,
+		Spec:     hex.EncodeToString(sum[:4]),
+		Target:   res.Target.Kind,
+		Backend:  res.Target.Backend,
+		Client:   client,
+	}
+}
+
+// Series is the runs of one key in the order they started, and what was
+// found in them.
+type Series struct {
+	Key  Key   `json:"key"`
+	Runs []Run `json:"runs"`
+	// Metrics are one per operation and metric, operations in the order
+	// they first appear.
+	Metrics []Metric `json:"metrics"`
+}
+
+// Metric is one operation's metric over a series' runs.
+type Metric struct {
+	Operation string `json:"operation"`
+	Metric    string `json:"metric"`
+	// Values are one per run of the series, NaN (null in JSON) where the
+	// run has no value: no such operation, or no success to take a
+	// latency from.
+	Values []Value `json:"values"`
+	// Noise is each run's own dispersion of the metric: the median
+	// absolute deviation of its per-interval values over their median
+	// (0.05: intervals typically 5% off the run's median), null with
+	// fewer than 3 intervals.
+	Noise        []Value       `json:"noise"`
+	ChangePoints []ChangePoint `json:"-"`
+	Changes      []Change      `json:"change_points"`
+
+	m threshold.Metric
+}
+
+// Value is a float that is null in JSON when NaN.
+type Value float64
+
+// MarshalJSON writes NaN as null.
+func (v Value) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(v)) {
+		return []byte("null"), nil
+	}
+
+	return json.Marshal(float64(v))
+}
+
+// Change is a change point as reported: where it starts, the levels on
+// either side and their ratio.
+type Change struct {
+	// Run is the index in the series' runs of the first run at the new
+	// level; File and Label name it.
+	Run   int    `json:"run"`
+	File  string `json:"file"`
+	Label string `json:"label,omitempty"`
+	// Before and After are the medians of the segments either side (from
+	// the previous change point, up to the next).
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	// Ratio is After/Before as estimated from the two segments' runs (the
+	// unpaired estimate of package verdict), and RatioLo and RatioHi its
+	// confidence interval at 1−Alpha.
+	Ratio   float64 `json:"ratio"`
+	RatioLo float64 `json:"ratio_lo"`
+	RatioHi float64 `json:"ratio_hi"`
+	// P is the permutation test's p-value.
+	P float64 `json:"p"`
+	// Worse says the metric got worse: higher latency or error rate, lower
+	// throughput.
+	Worse bool `json:"worse"`
+}
+
+// Build groups runs into series and finds each metric's change points.
+// extra metrics are tracked besides DefaultMetrics (a --fail-on-regression
+// metric that is not one of them).
+func Build(runs []Run, extra []threshold.Metric, opts Options) []Series {
+	byKey := map[Key]*Series{}
+
+	var order []Key
+
+	for _, r := range runs {
+		k := keyOf(r.res)
+		if byKey[k] == nil {
+			byKey[k] = &Series{Key: k}
+			order = append(order, k)
+		}
+
+		byKey[k].Runs = append(byKey[k].Runs, r)
+	}
+
+	ms := slices.Clone(DefaultMetrics)
+
+	for _, m := range extra {
+		if !slices.Contains(ms, m) {
+			ms = append(ms, m)
+		}
+	}
+
+	out := make([]Series, 0, len(order))
+
+	for _, k := range order {
+		s := byKey[k]
+		slices.SortStableFunc(s.Runs, func(a, b Run) int {
+			return cmp.Or(a.StartedAt.Compare(b.StartedAt), strings.Compare(a.File, b.File))
+		})
+		s.Metrics = metricsOf(s.Runs, ms, opts)
+		out = append(out, *s)
+	}
+
+	slices.SortStableFunc(out, func(a, b Series) int { return strings.Compare(a.Key.String(), b.Key.String()) })
+
+	return out
+}
+
+// metricsOf computes the values and change points of every operation and
+// metric of runs.
+func metricsOf(runs []Run, ms []threshold.Metric, opts Options) []Metric {
+	var ops []string
+
+	for _, r := range runs {
+		for _, o := range r.res.MainPhase().Operations {
+			if !slices.Contains(ops, o.Name) {
+				ops = append(ops, o.Name)
+			}
+		}
+	}
+
+	var out []Metric
+
+	for _, op := range ops {
+		for _, m := range ms {
+			vals := make([]Value, len(runs))
+			noise := make([]Value, len(runs))
+
+			for i, r := range runs {
+				vals[i] = Value(valueOf(r.res.MainPhase(), op, m))
+				noise[i] = Value(noiseOf(r.res.MainPhase(), op, m))
+			}
+
+			mt := Metric{Operation: op, Metric: m.String(), Values: vals, Noise: noise, m: m}
+			mt.detect(runs, opts)
+			out = append(out, mt)
+		}
+	}
+
+	return out
+}
+
+// valueOf is metric m of operation op over phase p, NaN when it has none.
+// Latencies come from the phase's merged histogram (its stored summary for
+// the usual percentiles, which Check verifies against it).
+func valueOf(p *result.Phase, op string, m threshold.Metric) float64 {
+	i := slices.IndexFunc(p.Operations, func(o result.Operation) bool { return o.Name == op })
+	if i < 0 {
+		return math.NaN()
+	}
+
+	return opValue(p.Operations[i], p.DurationS, m)
+}
+
+// noiseOf is the run's own dispersion of metric m of operation op: the
+// median absolute deviation of the phase's per-interval values relative to
+// their median, NaN with fewer than 3 intervals that have a value. It says
+// how much the metric moves within one run, beside the spread between
+// runs that the detector judges by.
+func noiseOf(p *result.Phase, op string, m threshold.Metric) float64 {
+	var vals []float64
+
+	for _, iv := range p.Intervals {
+		i := slices.IndexFunc(iv.Operations, func(o result.Operation) bool { return o.Name == op })
+		if i < 0 {
+			continue
+		}
+
+		if v := opValue(iv.Operations[i], iv.End.Sub(iv.Start).Seconds(), m); !math.IsNaN(v) {
+			vals = append(vals, v)
+		}
+	}
+
+	med := median(vals)
+	if len(vals) < 3 || med == 0 {
+		return math.NaN()
+	}
+
+	dev := make([]float64, len(vals))
+	for i, v := range vals {
+		dev[i] = math.Abs(v - med)
+	}
+
+	return median(dev) / math.Abs(med)
+}
+
+// opValue is metric m of one operation's measurements over seconds.
+func opValue(o result.Operation, seconds float64, m threshold.Metric) float64 {
+	var failed int64
+	for _, n := range o.Errors {
+		failed += n
+	}
+
+	switch {
+	case m.Kind == threshold.Throughput:
+		if seconds <= 0 {
+			return math.NaN()
+		}
+
+		return float64(o.Count) / seconds
+	case m.Kind == threshold.ErrorRate:
+		if o.Count+failed == 0 {
+			return math.NaN()
+		}
+
+		return 100 * float64(failed) / float64(o.Count+failed)
+	case o.Count == 0:
+		return math.NaN()
+	}
+
+	l := o.LatencyUS
+
+	switch {
+	case m.Kind == threshold.Mean:
+		return l.Mean
+	case m.Kind == threshold.Max:
+		return l.Max
+	case m.Percent == 50:
+		return l.P50
+	case m.Percent == 90:
+		return l.P90
+	case m.Percent == 95:
+		return l.P95
+	case m.Percent == 99:
+		return l.P99
+	case m.Percent == 99.9:
+		return l.P999
+	}
+
+	h, err := metrics.DecodeHistogram(o.Histogram)
+	if err != nil {
+		return math.NaN()
+	}
+
+	return float64(h.ValueAtQuantile(m.Percent))
+}
+
+// detect finds the change points of the metric's values, leaving out runs
+// without a value, and describes each.
+func (mt *Metric) detect(runs []Run, opts Options) {
+	var (
+		xs  []float64
+		idx []int // run index of each of xs
+	)
+
+	for i, v := range mt.Values {
+		if !math.IsNaN(float64(v)) {
+			xs = append(xs, float64(v))
+			idx = append(idx, i)
+		}
+	}
+
+	mt.ChangePoints = Detect(xs, opts)
+
+	for c, cp := range mt.ChangePoints {
+		lo, hi := 0, len(xs)
+		if c > 0 {
+			lo = mt.ChangePoints[c-1].Index
+		}
+
+		if c+1 < len(mt.ChangePoints) {
+			hi = mt.ChangePoints[c+1].Index
+		}
+
+		before, after := xs[lo:cp.Index], xs[cp.Index:hi]
+
+		var samples []vd.Sample
+		for _, v := range before {
+			samples = append(samples, vd.Sample{Variant: "before", Value: v})
+		}
+
+		for _, v := range after {
+			samples = append(samples, vd.Sample{Variant: "after", Value: v})
+		}
+
+		// LowerIsBetter makes Ratio after/before whatever the metric;
+		// Worse says which way is bad.
+		ratio, rlo, rhi := math.NaN(), math.NaN(), math.NaN()
+
+		if vs := vd.CompareTo(samples, "before", vd.LowerIsBetter, vd.Options{Alpha: opts.norm().Alpha, Design: vd.Unpaired, Unit: "run"}); len(vs) == 2 {
+			ratio, rlo, rhi = vs[1].Ratio, vs[1].RatioLo, vs[1].RatioHi
+		}
+
+		b, a := median(before), median(after)
+		run := runs[idx[cp.Index]]
+
+		mt.Changes = append(mt.Changes, Change{
+			Run: idx[cp.Index], File: run.File, Label: run.Label,
+			Before: b, After: a, Ratio: ratio, RatioLo: rlo, RatioHi: rhi, P: cp.P,
+			Worse: (a > b) == mt.m.HigherIsWorse(),
+		})
+	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+
+	if n%2 == 1 {
+		return s[n/2]
+	}
+
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Regression is a change for the worse that the newest runs start.
+type Regression struct {
+	Series Key
+	Metric Metric
+	Change Change
+}
+
+// ErrNoSuchMetric is returned by Regressions when no series has the
+// selected operation.
+var ErrNoSuchMetric = errors.New("no series has the selected operation")
+
+// Regressions are the series whose selected metric's last change point is
+// for the worse by more than the selector's percentage, and starts within
+// the newest recent runs: a change that has held longer than that is the
+// series' established level, reported but no longer failing.
+func Regressions(series []Series, sel threshold.Change, recent int) ([]Regression, error) {
+	var (
+		out   []Regression
+		found bool
+	)
+
+	for _, s := range series {
+		for _, mt := range s.Metrics {
+			if mt.m != sel.Metric || (sel.Operation != "" && mt.Operation != sel.Operation) {
+				continue
+			}
+
+			found = true
+
+			if len(mt.Changes) == 0 {
+				continue
+			}
+
+			c := mt.Changes[len(mt.Changes)-1]
+			if c.Run < len(s.Runs)-recent {
+				continue
+			}
+
+			limit := sel.Percent / 100
+			if (sel.Up && c.After > c.Before && c.Ratio > 1+limit) || (!sel.Up && c.After < c.Before && c.Ratio < 1-limit) {
+				out = append(out, Regression{Series: s.Key, Metric: mt, Change: c})
+			}
+		}
+	}
+
+	if !found && sel.Operation != "" {
+		return nil, fmt.Errorf("%w %q", ErrNoSuchMetric, sel.Operation)
+	}
+
+	return out, nil
+}
