@@ -148,18 +148,21 @@ func TestHistoryFindsPlantedStep(t *testing.T) {
 				continue
 			}
 
-			// The planted change must be found; a loaded machine may
-			// add small changes of its own (scheduling delays of a few
-			// milliseconds in a p99 of 40 operations), never one of
-			// the planted size.
+			// The planted change must be found where it is. Its size is
+			// asserted on p50 (30×, from the server's delay); a p99 of 40
+			// operations also holds the loaded machine's scheduling
+			// delays, which can reach the slow runs' level, so there only
+			// the place and the direction are asserted.
 			found := false
 
 			for _, c := range m.ChangePoints {
+				at := c.Run == want && filepath.Base(c.File) == "step-09.json" && c.Label == "v2" && c.Worse
+
 				switch {
-				case c.Run == want && filepath.Base(c.File) == "step-09.json" && c.Label == "v2" && c.Worse && c.Ratio >= 3:
+				case at && (m.Metric != "p50" || c.Ratio >= 3):
 					found = true
-				case c.Ratio >= 3 || c.Ratio <= 1.0/3:
-					t.Errorf("stepped series, %s: a change of the planted size elsewhere: %+v", m.Metric, c)
+				case m.Metric == "p50" && !at && (c.Ratio >= 3 || c.Ratio <= 1.0/3):
+					t.Errorf("stepped series, p50: a change of the planted size elsewhere: %+v", c)
 				}
 			}
 
