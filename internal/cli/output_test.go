@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,7 @@ func TestRunOutStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := result.ReadFile(path)
+	res, err := result.Read(context.Background(), path)
 	if err != nil {
 		t.Fatalf("standard output is not a results file: %v\nstdout starts with:\n%.300s", err, stdout)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -269,7 +270,7 @@ func TestRunRoundsField(t *testing.T) {
 
 	both := write("both.yaml", "  rounds: 7\n", "trials:\n  rounds: 9\n")
 
-	spec, errs := workload.ReadFile(both)
+	spec, errs := workload.ReadWith(context.Background(), both, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -43,16 +43,6 @@ type OwnerKey struct {
 	Path string
 }
 
-// NewOwnerKey makes a key from secret, which must be 32 bytes; for tests
-// and for callers that keep the key elsewhere than in a file.
-func NewOwnerKey(secret []byte) (*OwnerKey, error) {
-	if len(secret) != ownerKeySize {
-		return nil, fmt.Errorf("owner key: %d bytes, want %d", len(secret), ownerKeySize)
-	}
-
-	return &OwnerKey{secret: append([]byte(nil), secret...)}, nil
-}
-
 // OwnerKeyPath returns the owner key file to use: $MONGOBENCH_OWNER_KEY_FILE
 // when set, else mongobench/owner.key in the user's configuration directory
 // ($XDG_CONFIG_HOME, else os.UserConfigDir).
