@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -245,57 +244,4 @@ func TestCompareRealRuns(t *testing.T) {
 		!strings.Contains(stderr, "can establish nothing") {
 		t.Errorf("one run a side: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-}
-
-// TestRunRoundsField checks run.rounds in a workload: it is read, wins over
-// trials.rounds, and a value out of range is bad input naming file, line
-// and field.
-func TestRunRoundsField(t *testing.T) {
-	base, err := os.ReadFile("testdata/null_insert.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	dir := t.TempDir()
-	write := func(name, run, trials string) string {
-		text := strings.Replace(string(base), "  interval: 250ms\n", "  interval: 250ms\n"+run, 1) + trials
-		path := filepath.Join(dir, name)
-
-		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-
-		return path
-	}
-
-	both := write("both.yaml", "  rounds: 7\n", "trials:\n  rounds: 9\n")
-
-	spec, errs := workload.ReadWith(context.Background(), both, nil)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-
-	if got := spec.TrialRounds(0, true); got != 7 {
-		t.Errorf("run.rounds 7, trials.rounds 9: %d rounds, want 7", got)
-	}
-
-	if got := spec.TrialRounds(4, true); got != 4 {
-		t.Errorf("--rounds 4 over the workload: %d rounds", got)
-	}
-
-	zero := write("zero.yaml", "  rounds: 0\n", "")
-
-	code, stdout, stderr := runMain(t, "validate", zero)
-	if code != ExitBadInput || !strings.Contains(stdout+stderr, "zero.yaml:10:11: run.rounds: must be between 1 and 1000") {
-		t.Errorf("run.rounds 0: exit %d\n%s%s", code, stdout, stderr)
-	}
-
-	trialsZero := write("trials_zero.yaml", "", "trials:\n  rounds: 0\n")
-
-	code, stdout, stderr = runMain(t, "validate", trialsZero)
-	if code != ExitBadInput || !strings.Contains(stdout+stderr, "trials_zero.yaml:16:11: trials.rounds: must be between 1 and 1000") {
-		t.Errorf("trials.rounds 0: exit %d\n%s%s", code, stdout, stderr)
-	}
-
-	assertNoStackTrace(t, stdout+stderr)
 }
