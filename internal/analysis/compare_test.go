@@ -183,7 +183,7 @@ func TestFormatValue(t *testing.T) {
 		}
 	}
 
-	if plural(1, "run") != "1 run" || plural(3, "run") != "3 runs" || plural(0, "run") != "0 runs" {
+	if plural(1, "run") != "1 run" || plural(3, "side") != "3 sides" || plural(0, "run") != "0 runs" {
 		t.Error("plural")
 	}
 }
@@ -283,8 +283,10 @@ func TestMatrixCells(t *testing.T) {
 	}
 
 	// A matrix none of whose trials measured, and one without trials.
-	empty := &result.Result{Matrix: &result.Matrix{Targets: res.Matrix.Targets, Variants: []string{"v1"}, Rounds: 1,
-		Trials: []result.Trial{cellTrial("t1", "v1", 1)}}}
+	empty := &result.Result{Matrix: &result.Matrix{
+		Targets: res.Matrix.Targets, Variants: []string{"v1"}, Rounds: 1,
+		Trials: []result.Trial{cellTrial("t1", "v1", 1)},
+	}}
 	if _, err := MatrixCells("e.json", empty, Label); err == nil || !strings.Contains(err.Error(), "e.json: no matrix cell has measured intervals") {
 		t.Errorf("nothing measured: %v", err)
 	}

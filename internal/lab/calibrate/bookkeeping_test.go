@@ -372,7 +372,7 @@ func TestWriteText(t *testing.T) {
 	}
 
 	// Metrics in name order.
-	if p50, p99, tp := strings.Index(text, "    p50 "), strings.Index(text, "    p99 "), strings.Index(text, "    throughput "); !(p50 < p99 && p99 < tp && p50 > 0) {
+	if p50, p99, tp := strings.Index(text, "    p50 "), strings.Index(text, "    p99 "), strings.Index(text, "    throughput "); p50 <= 0 || p99 <= p50 || tp <= p99 {
 		t.Errorf("per-metric lines not sorted by name:\n%s", text)
 	}
 
