@@ -32,8 +32,7 @@ const ownerKeySize = 32
 // the databases it creates, so that only a mongobench holding the key can
 // tell a database is its own: a record someone inserted, or copied from
 // another database, does not verify, and mongobench then refuses to drop or
-// write. The zero value is not usable; get one from LoadOwnerKey or
-// NewOwnerKey.
+// write. The zero value is not usable; get one from LoadOwnerKey.
 type OwnerKey struct {
 	secret []byte
 
