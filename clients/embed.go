@@ -18,24 +18,5 @@ import (
 //go:embed python/adapter.py python/requirements.txt
 var sources embed.FS
 
-// protocol is the adapter protocol as a JSON Schema and its conformance
-// fixtures (protocol/schema.json, protocol/fixtures), which mongobench's Go
-// side and both adapters' test suites check; adapters do not need them to
-// run, so they are not part of Sources.
-//
-//go:embed protocol/schema.json protocol/fixtures/*.json
-var protocol embed.FS
-
-// Protocol returns the protocol's schema and fixtures: schema.json and
-// fixtures/*.json.
-func Protocol() fs.FS {
-	sub, err := fs.Sub(protocol, "protocol")
-	if err != nil {
-		return protocol // cannot happen: the directory is embedded
-	}
-
-	return sub
-}
-
 // Sources returns the adapters' sources: node/... and python/....
 func Sources() fs.FS { return sources }

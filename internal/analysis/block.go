@@ -625,7 +625,7 @@ func operationValue(o result.Operation, seconds float64, fig Figure) (float64, b
 	return o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs), true
 }
 
-// RunBlock builds the block of a single run whose contenders are the
+// runBlock builds the block of a single run whose contenders are the
 // operations of each phase that runs a sequence, such as the two sides of a
 // query tweak run alternately (A B A B ...): per such phase, the operations
 // compared interval by interval on fig (its Operation is ignored). The
@@ -634,17 +634,13 @@ func operationValue(o result.Operation, seconds float64, fig Figure) (float64, b
 // are optimistic, as those of compare are. Iterations and composites are
 // left out: they are the sum of the operations compared.
 //
-// Only a sequence makes its operations alternatives of each other: a phase
+// Without mixes, only a sequence makes its operations alternatives of each other: a phase
 // that mixes operations by weight (a read/write mix, a background job
 // beside a foreground load) runs different requests that answer different
 // questions, and ranking them would compare a read with a write.
-func RunBlock(res *result.Result, fig Figure) Block {
-	return runBlock(res, fig, false)
-}
-
-// runBlock is RunBlock; with mixes, the operations of a phase that mixes
-// them by weight are ranked too (run.compare_operations: the workload says
-// they are alternatives).
+//
+// With mixes, the operations of a phase that mixes them by weight are ranked
+// too (run.compare_operations: the workload says they are alternatives).
 func runBlock(res *result.Result, fig Figure, mixes bool) Block {
 	fig.Operation = ""
 	b := Block{Figure: fig, Samples: "interval", Design: verdict.Paired}

@@ -274,7 +274,7 @@ func TestRunBlock(t *testing.T) {
 		mix.Intervals = append(mix.Intervals, interval(k, map[string]float64{"fast": 100 * d, "slow": 900 * d}))
 	}
 
-	b := RunBlock(&result.Result{Phases: []result.Phase{warm, run, mix, short}}, DefaultFigure)
+	b := runBlock(&result.Result{Phases: []result.Phase{warm, run, mix, short}}, DefaultFigure, false)
 	if len(b.Groups) != 2 || b.Groups[0].Title != "operations of the run phase" || b.Groups[1].Title != "operations of the short phase" {
 		t.Fatalf("groups %+v, want the run and short phases only", b.Groups)
 	}

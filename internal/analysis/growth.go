@@ -26,7 +26,7 @@ import (
 // independent either, the intervals are optimistic, as those of compare
 // are. A block with fewer intervals than an interval needs
 // (4 at 95%) is inconclusive: set a shorter run.interval. Iterations and
-// composites take no part, as in RunBlock.
+// composites take no part, as in runBlock.
 func GrowthBlock(res *result.Result, fig Figure) Block {
 	fig.Operation = ""
 	b := Block{Figure: fig, Samples: "interval", Design: verdict.Unpaired, Growth: true}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"slices"
 	"sort"
@@ -23,7 +24,7 @@ import (
 func TestGrowthBlockRealRun(t *testing.T) {
 	t.Parallel()
 
-	res, err := result.ReadFile("testdata/growth.json")
+	res, err := result.Read(context.Background(), "testdata/growth.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestGrowthBlockNeedsBlocks(t *testing.T) {
 func TestSlivers(t *testing.T) {
 	t.Parallel()
 
-	res, err := result.ReadFile("testdata/growth.json")
+	res, err := result.Read(context.Background(), "testdata/growth.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,7 +54,7 @@ func TestRunMatrixComparisonBlock(t *testing.T) {
 	}
 
 	// The block printed is the one the results file gives.
-	res, err := result.ReadFile(out)
+	res, err := result.Read(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ operations:
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	res, err := result.ReadFile(out)
+	res, err := result.Read(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ variants:
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 		}
 
-		res, err := result.ReadFile(out)
+		res, err := result.Read(context.Background(), out)
 		if err != nil {
 			t.Fatal(err)
 		}

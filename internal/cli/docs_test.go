@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,7 +39,7 @@ func TestDocsExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			if _, errs := loadWorkload(path, nil); len(errs) > 0 {
+			if _, errs := readWorkload(context.Background(), path, nil); len(errs) > 0 {
 				t.Errorf("%s, example %d: %v", file, i+1, errs)
 			}
 		}

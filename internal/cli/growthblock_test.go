@@ -44,9 +44,4 @@ func TestRunGrowthComparisonBlock(t *testing.T) {
 			t.Errorf("answer %q missing from the terminal or the Markdown", g.Answer)
 		}
 	}
-
-	code, _, stderr = runMain(t, "run", "testdata/small.yaml", "--out", outPath(t), "--markdown", md)
-	if code != ExitBadInput || !strings.Contains(stderr, "--markdown applies to") {
-		t.Errorf("--markdown on a run without a block: exit %d, %s", code, stderr)
-	}
 }

@@ -226,7 +226,7 @@ func assertGone(t *testing.T, path string) {
 func readResults(t *testing.T, path string) *result.Result {
 	t.Helper()
 
-	res, err := result.ReadFile(path)
+	res, err := result.Read(context.Background(), path)
 	if err != nil {
 		t.Fatalf("reading results: %v", err)
 	}

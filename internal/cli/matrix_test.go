@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestRunMatrix(t *testing.T) {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 
-	res, err := result.ReadFile(out)
+	res, err := result.Read(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,6 @@ func TestRunFlagErrorsBeforeRun(t *testing.T) {
 		{"empty out", []string{"-o", ""}, "--out is empty"},
 		{"out is a directory", []string{"-o", dir}, "is a directory"},
 		{"out under a file", []string{"-o", filepath.Join(aFile, "r.json")}, "cannot create its directory"},
-		{"markdown on a single run", []string{"-o", filepath.Join(dir, "r.json"), "--markdown", filepath.Join(dir, "m.md")}, "--markdown applies to runs with variants"},
 		{"markdown to stdout", []string{"--markdown", "-"}, "--markdown - is not supported"},
 		{"report with stdout results", []string{"-o", "-", "--report"}, "--report writes the HTML next to the results file"},
 	} {
@@ -107,7 +107,7 @@ func TestRunOutStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := result.ReadFile(path)
+	res, err := result.Read(context.Background(), path)
 	if err != nil {
 		t.Fatalf("standard output is not a results file: %v\nstdout starts with:\n%.300s", err, stdout)
 	}
@@ -161,20 +161,5 @@ func TestReportStdout(t *testing.T) {
 
 	if _, err := os.Stat("-"); err == nil {
 		t.Errorf(`a file named "-" was written`)
-	}
-}
-
-// TestRunDurationMustApply checks that --duration on a workload whose
-// phases all end by max_operations is refused instead of ignored.
-func TestRunDurationMustApply(t *testing.T) {
-	t.Parallel()
-
-	code, _, stderr := runMain(t, "run", "testdata/maxops.yaml", "--duration", "5s", "-o", outPath(t))
-	if code != ExitBadInput || !strings.Contains(stderr, "--duration applies to phases timed by a duration") {
-		t.Errorf("exit code %d, want %d and a message about --duration:\n%s", code, ExitBadInput, stderr)
-	}
-
-	if strings.Contains(stderr, "Server:") {
-		t.Errorf("a server was started for bad input:\n%s", stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -14,7 +15,7 @@ import (
 func readChecked(t *testing.T, path string) *result.Result {
 	t.Helper()
 
-	r, err := result.ReadFile(path)
+	r, err := result.Read(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

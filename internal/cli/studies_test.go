@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -66,7 +67,7 @@ func TestStudiesValidate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 
-			if _, errs := loadWorkload(f, nil); len(errs) > 0 {
+			if _, errs := readWorkload(context.Background(), f, nil); len(errs) > 0 {
 				t.Fatalf("%s does not validate: %v", f, errs)
 			}
 		})
@@ -104,7 +105,7 @@ func smallestSize(t *testing.T, text string) string {
 func hasTimedPhase(t *testing.T, path string) bool {
 	t.Helper()
 
-	spec, errs := workload.ReadFile(path)
+	spec, errs := workload.ReadWith(context.Background(), path, nil)
 	if len(errs) > 0 {
 		t.Fatalf("%s: %v", path, errs)
 	}
@@ -125,7 +126,7 @@ func hasTimedPhase(t *testing.T, path string) bool {
 func requireStudyStacks(t *testing.T, path string) {
 	t.Helper()
 
-	spec, errs := workload.ReadFile(path)
+	spec, errs := workload.ReadWith(context.Background(), path, nil)
 	if len(errs) > 0 {
 		t.Fatalf("%s: %v", path, errs)
 	}

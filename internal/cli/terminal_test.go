@@ -360,7 +360,7 @@ func startNullServer(t *testing.T) string {
 func readStatus(t *testing.T, path string, screen fmt.Stringer) string {
 	t.Helper()
 
-	res, err := result.ReadFile(path)
+	res, err := result.Read(context.Background(), path)
 	if err != nil {
 		t.Fatalf("no results file: %v\n%s", err, screen)
 	}

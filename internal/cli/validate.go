@@ -66,14 +66,10 @@ It exits with code 2 if any file has a problem.`,
 	}
 }
 
-// loadWorkload reads, validates and compiles a workload file. seed, when not
-// nil, overrides the file's seed.
-func loadWorkload(path string, seed *int64) (*bench.Compiled, []error) {
-	return readWorkload(context.Background(), path, seed)
-}
-
-// readWorkload is loadWorkload under a context, which an interrupt cancels:
-// reading a named pipe then stops at once. set are --set parameter values.
+// readWorkload reads, validates and compiles a workload file under a
+// context, which an interrupt cancels: reading a named pipe then stops at
+// once. seed, when not nil, overrides the file's seed; set are --set
+// parameter values.
 //
 // Parsing and compiling a large file takes seconds and does not look at
 // ctx, so it runs on a goroutine of its own and an interrupt returns at

@@ -4,6 +4,7 @@ package report_test
 
 import (
 	"bytes"
+	"context"
 	"html"
 	"os"
 	"path/filepath"
@@ -214,7 +215,7 @@ func TestGrowthReportInBrowser(t *testing.T) {
 	dir := report.ArtifactDir(t)
 	in := "../analysis/testdata/growth.json"
 
-	res, err := result.ReadFile(in)
+	res, err := result.Read(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestMatrixReportInBrowser(t *testing.T) {
 
 	dom := checkInBrowser(t, page, filepath.Join(dir, "report-matrix.png"), 2200, "matrix-bars-", "matrix-spectrum-", "matrix-overtime-")
 
-	res, err := result.ReadFile(out)
+	res, err := result.Read(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +308,7 @@ func TestWriteVerificationReport(t *testing.T) {
 	out := filepath.Join(tmp, "wd.json")
 	mongobench(t, "run", spec, "--out", out, "--quiet", "--no-explain", "--server-stats-interval", "0")
 
-	res, err := result.ReadFile(out)
+	res, err := result.Read(context.Background(), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +372,7 @@ func TestCompareReportInBrowser(t *testing.T) {
 	var cfs []*analysis.File
 
 	for i, f := range files {
-		r, err := result.ReadFile(f)
+		r, err := result.Read(context.Background(), f)
 		if err != nil {
 			t.Fatal(err)
 		}

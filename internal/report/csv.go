@@ -21,13 +21,6 @@ const (
 	BlocksCSV    = "blocks.csv"
 )
 
-// WriteCSV exports results to CSV files in dir (see Options.WriteCSV).
-func WriteCSV(dir string, results []*result.Result) error {
-	_, err := Options{}.WriteCSV(dir, results)
-
-	return err
-}
-
 // WriteCSV exports results to CSV files in dir, created if missing, and
 // returns the paths written:
 //

@@ -164,7 +164,7 @@ func TestReportCSVWithoutBlocks(t *testing.T) {
 	results := readInputs(t, quickstartJSON)
 	dir := t.TempDir()
 
-	if err := WriteCSV(dir, results); err != nil {
+	if _, err := (Options{}).WriteCSV(dir, results); err != nil {
 		t.Fatal(err)
 	}
 
@@ -178,11 +178,11 @@ func TestReportCSVWithoutBlocks(t *testing.T) {
 		t.Errorf("file column = %q, want the workload and start time", rows[0]["file"])
 	}
 
-	if err := WriteCSV(dir, nil); err == nil {
+	if _, err := (Options{}).WriteCSV(dir, nil); err == nil {
 		t.Error("no error for no results")
 	}
 
-	if err := WriteCSV(dir, []*result.Result{nil}); err == nil {
+	if _, err := (Options{}).WriteCSV(dir, []*result.Result{nil}); err == nil {
 		t.Error("no error for a nil result")
 	}
 }

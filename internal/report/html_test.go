@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"html/template"
 	"os"
@@ -49,7 +50,7 @@ func readInputs(t *testing.T, paths ...string) []*result.Result {
 	out := make([]*result.Result, len(paths))
 
 	for i, p := range paths {
-		r, err := result.ReadFile(p)
+		r, err := result.Read(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,7 +304,7 @@ func TestReportWriteFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sub", "report.html")
 
-	if err := WriteFile(path, []*result.Result{fullResult(t)}); err != nil {
+	if err := (Options{}).WriteFile(path, []*result.Result{fullResult(t)}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -331,7 +332,7 @@ func TestReportWriteFile(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := WriteFile(blocked, []*result.Result{fullResult(t)}); err == nil {
+	if err := (Options{}).WriteFile(blocked, []*result.Result{fullResult(t)}); err == nil {
 		t.Error("no error writing over a directory")
 	}
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"math"
 	"reflect"
 	"slices"
@@ -342,7 +343,7 @@ func TestFindingGroups(t *testing.T) {
 func TestRateChartsSkipSlivers(t *testing.T) {
 	t.Parallel()
 
-	res, err := result.ReadFile("../analysis/testdata/growth.json")
+	res, err := result.Read(context.Background(), "../analysis/testdata/growth.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,12 +45,6 @@ type Options struct {
 	DescribeTargetKind func(kind string) string
 }
 
-// WriteFile writes the HTML report of results to path, atomically (see
-// Options.WriteFile).
-func WriteFile(path string, results []*result.Result) error {
-	return Options{}.WriteFile(path, results)
-}
-
 // WriteFile writes the HTML report of results to path: the page goes to a
 // temporary file in the same directory, which is then renamed over path,
 // so a failed write never leaves a partial report. Missing parent

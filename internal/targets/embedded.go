@@ -254,25 +254,6 @@ func (e *Embedded) URI() string {
 	return e.uri
 }
 
-// Dir returns the temporary data directory holding the SQLite files (empty of
-// data in memory mode and with PostgreSQL) and the owner mark that lets a
-// later run remove it if this process is killed. Close removes it.
-func (e *Embedded) Dir() string {
-	return e.dir
-}
-
-// PostgreSQL reports whether the server keeps its data in PostgreSQL
-// rather than SQLite.
-func (e *Embedded) PostgreSQL() bool {
-	return e.postgreSQL != ""
-}
-
-// Memory reports whether the server keeps its data in SQLite in-memory
-// databases rather than files.
-func (e *Embedded) Memory() bool {
-	return e.memory
-}
-
 // MaxPoolSize returns the largest connection pool a client of this server may
 // use, or 0 for no limit; pass it to ConnectOptions.MaxPoolSize. It is 0 in
 // both modes of FerretDB v1.24. Although an in-memory SQLite database has a
@@ -283,14 +264,6 @@ func (e *Embedded) Memory() bool {
 // cursor's getMore waits for that client connection.
 func (e *Embedded) MaxPoolSize() uint64 {
 	return 0
-}
-
-// FerretDBVersion returns the version of the linked FerretDB module, such as
-// "v1.24.0", or "" if the binary carries no build information. The embedded
-// server itself answers "unknown" in buildInfo's ferretdbVersion, so this is
-// the reliable source for reports.
-func (e *Embedded) FerretDBVersion() string {
-	return e.version
 }
 
 // Description returns a one-line, human-readable account of what serves the
@@ -399,10 +372,4 @@ func (e *Embedded) RemoveDir() error {
 	})
 
 	return e.removeErr
-}
-
-// Done returns a channel that is closed once the server has fully stopped,
-// for callers that used RemoveDir and still want to wait a little.
-func (e *Embedded) Done() <-chan struct{} {
-	return e.done
 }

@@ -3,6 +3,8 @@ package targets_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/mongobench/mongobench/internal/targets"
 )
@@ -37,8 +39,15 @@ func Example() {
 	fmt.Println("product:", info.Product, "backend:", info.Backend)
 
 	// A run loads the user's key with LoadOwnerKey(OwnerKeyPath(os.Getenv));
-	// the example keeps its own in memory.
-	key, err := targets.NewOwnerKey([]byte("an example key of thirty-two byt"))
+	// the example makes one of its own in a temporary directory.
+	keyDir, err := os.MkdirTemp("", "mongobench-example-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(keyDir)
+
+	key, err := targets.LoadOwnerKey(filepath.Join(keyDir, "owner.key"))
 	if err != nil {
 		fmt.Println(err)
 		return

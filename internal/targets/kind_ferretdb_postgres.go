@@ -88,12 +88,6 @@ var postgreSQLSettings = []string{
 	"default_transaction_isolation", "track_io_timing", "track_counts", "track_activities",
 }
 
-// PostgreSQLSettings returns the PostgreSQL parameters a ferretdb-postgres
-// target may set, sorted.
-func PostgreSQLSettings() []string {
-	return slices.Sorted(slices.Values(postgreSQLSettings))
-}
-
 // postgreSQLValueForbidden are the characters a setting value may not hold:
 // besides control characters (newline, NUL, ...), those that end or escape
 // a quoted postgresql.conf value.

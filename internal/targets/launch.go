@@ -284,11 +284,6 @@ func Launch(ctx context.Context, spec TargetSpec, opts LaunchOptions) (*Launched
 	return nil, err
 }
 
-// Label returns the target's label in the matrix; see TargetSpec.Label.
-func (l *Launched) Label() string {
-	return l.Spec.Label()
-}
-
 // Annotate fills in what a launched server cannot tell about itself
 // through the protocol (see Embedded.Annotate); for other targets it
 // returns info unchanged.

@@ -467,8 +467,8 @@ func TestLaunchEmbedded(t *testing.T) {
 				}
 			}
 
-			if l.Label() != tt.kind || l.MaxPoolSize != 0 {
-				t.Errorf("Label = %q, MaxPoolSize = %d; want %q, 0", l.Label(), l.MaxPoolSize, tt.kind)
+			if l.Spec.Label() != tt.kind || l.MaxPoolSize != 0 {
+				t.Errorf("Label = %q, MaxPoolSize = %d; want %q, 0", l.Spec.Label(), l.MaxPoolSize, tt.kind)
 			}
 
 			client := connectLaunched(t, l)
@@ -548,8 +548,8 @@ func TestLaunchFerretDBPostgres(t *testing.T) {
 		}
 	}
 
-	if l.Label() != "ferretdb-postgres:fsync=off,synchronous_commit=off" {
-		t.Errorf("Label = %q", l.Label())
+	if l.Spec.Label() != "ferretdb-postgres:fsync=off,synchronous_commit=off" {
+		t.Errorf("Label = %q", l.Spec.Label())
 	}
 
 	if len(l.Notes) == 0 || !strings.Contains(l.Notes[0], "PostgreSQL") {
@@ -624,8 +624,8 @@ func TestLaunchURI(t *testing.T) {
 		t.Errorf("Description = %q, want the redacted URI", l.Description)
 	}
 
-	if strings.Contains(l.Label(), "s3cret") {
-		t.Errorf("Label = %q shows the password", l.Label())
+	if strings.Contains(l.Spec.Label(), "s3cret") {
+		t.Errorf("Label = %q shows the password", l.Spec.Label())
 	}
 
 	if l.Notes != nil || l.MaxPoolSize != 0 {

@@ -32,8 +32,7 @@ const ownerKeySize = 32
 // the databases it creates, so that only a mongobench holding the key can
 // tell a database is its own: a record someone inserted, or copied from
 // another database, does not verify, and mongobench then refuses to drop or
-// write. The zero value is not usable; get one from LoadOwnerKey or
-// NewOwnerKey.
+// write. The zero value is not usable; get one from LoadOwnerKey.
 type OwnerKey struct {
 	secret []byte
 
@@ -41,16 +40,6 @@ type OwnerKey struct {
 	// user knows which key a database did not verify with; empty for a key
 	// made in memory.
 	Path string
-}
-
-// NewOwnerKey makes a key from secret, which must be 32 bytes; for tests
-// and for callers that keep the key elsewhere than in a file.
-func NewOwnerKey(secret []byte) (*OwnerKey, error) {
-	if len(secret) != ownerKeySize {
-		return nil, fmt.Errorf("owner key: %d bytes, want %d", len(secret), ownerKeySize)
-	}
-
-	return &OwnerKey{secret: append([]byte(nil), secret...)}, nil
 }
 
 // OwnerKeyPath returns the owner key file to use: $MONGOBENCH_OWNER_KEY_FILE

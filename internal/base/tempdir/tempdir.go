@@ -63,11 +63,6 @@ func (o Owner) Alive() bool {
 	return alive(o)
 }
 
-// String is "PID 1234".
-func (o Owner) String() string {
-	return "PID " + strconv.Itoa(o.PID)
-}
-
 // Create makes a new directory in parent (os.TempDir() when empty) whose
 // name is prefix followed by a random string, as os.MkdirTemp does, marks it
 // as owned by this process and returns its absolute path. prefix should be

@@ -62,7 +62,7 @@ func (ps *phaseSetup) newMix() *mix {
 // newExecutor builds a load model's executor.
 type newExecutor func(ps *phaseSetup) Executor
 
-// executors maps each load model of the registry (workload.LoadModels) to
+// executors maps each load model of the registry (workload.LoadModelNames) to
 // its executor. Adding a model is its line in the registry, a file here
 // with its constructor, a line in this map, and its test. It is a function
 // rather than a variable so that no caller can change it.

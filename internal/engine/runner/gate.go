@@ -32,13 +32,6 @@ func (g *gate) set(n int) {
 	g.cond.Broadcast()
 }
 
-func (g *gate) get() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-
-	return g.active
-}
-
 // wait blocks worker w until it may run; false means the phase is over.
 func (g *gate) wait(ctx context.Context, w int) bool {
 	g.mu.Lock()

@@ -91,10 +91,15 @@ func startNull(t *testing.T) *wiretest.Server {
 	return srv
 }
 
-func options() Options {
-	// A fixed key, so that the tests never make or read the user's; its
-	// length is right, so NewOwnerKey cannot fail.
-	key, _ := targets.NewOwnerKey([]byte("mongobench bench test key 32 by."))
+func options(t *testing.T) Options {
+	t.Helper()
+
+	// A key of the test's own, made as a run makes the user's, so that the
+	// tests never make or read the user's.
+	key, err := targets.LoadOwnerKey(filepath.Join(t.TempDir(), "owner.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	return Options{ServerSelection: 5 * time.Second, NoExplain: true, Version: "test", OwnerKey: key}
 }
@@ -110,7 +115,7 @@ func TestRunSingleTrial(t *testing.T) {
 	plan := &Plan{
 		Path: "null_insert.yaml", Base: w.Spec, Variants: []*Compiled{w}, Rounds: 1,
 		Targets: []targets.TargetSpec{{Name: "null", Kind: targets.KindURI, URI: srv.URI()}},
-		Options: options(),
+		Options: options(t),
 	}
 
 	if plan.Matrix() {
@@ -170,7 +175,7 @@ func TestRunMatrixInterleaves(t *testing.T) {
 			{Name: "a", Kind: targets.KindURI, URI: a.URI()},
 			{Name: "b", Kind: targets.KindURI, URI: b.URI()},
 		},
-		Options: options(),
+		Options: options(t),
 	}
 
 	trials := filepath.Join(t.TempDir(), "cmp"+TrialsSuffix)

@@ -66,7 +66,7 @@ func compileWorkload(t *testing.T, text string) *Compiled {
 		t.Fatal(err)
 	}
 
-	spec, errs := workload.Read(context.Background(), path)
+	spec, errs := workload.ReadWith(context.Background(), path, nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func TestRunShort(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	key, err := targets.NewOwnerKey([]byte("calibration test key, 32 bytes!!"))
+	key, err := targets.LoadOwnerKey(filepath.Join(t.TempDir(), "owner.key"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,15 +166,10 @@ func indentTo(w *bufio.Writer, src []byte) error {
 	return w.WriteByte('\n')
 }
 
-// ReadFile reads and parses a results file. It rejects files without a
+// Read reads and parses a results file. It rejects files without a
 // schema_version or with a version other than SchemaVersion, naming the file
 // in the error, rather than misreading them. It does not verify the
-// numbers; call Check for that.
-func ReadFile(path string) (*Result, error) {
-	return Read(context.Background(), path)
-}
-
-// Read is ReadFile under a context: cancelling ctx stops a read that waits,
+// numbers; call Check for that. Cancelling ctx stops a read that waits,
 // e.g. on a named pipe, with an error that wraps the context's cause. Files
 // over inputfile.DefaultLimit are refused.
 func Read(ctx context.Context, path string) (*Result, error) {

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func FuzzReadFile(f *testing.F) {
 			t.Fatal(err)
 		}
 
-		r, err := ReadFile(path)
+		r, err := Read(context.Background(), path)
 		if err != nil {
 			msg := err.Error()
 			if strings.Contains(msg, "\n") || !strings.Contains(msg, path) {

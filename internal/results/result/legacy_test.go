@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestReadLegacyMatrix(t *testing.T) {
 		t.Fatalf("fixture: kind %v, target kind %q, err %v: not a file of the older form", head.Kind, head.Target.Kind, err)
 	}
 
-	r, err := ReadFile(legacyMatrix)
+	r, err := Read(context.Background(), legacyMatrix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestReadLegacyMatrix(t *testing.T) {
 // named as targets: no cell of a cross-target verdict says "variant", and
 // reading the new form gives back the same verdicts.
 func TestLegacyCrossTargetVerdicts(t *testing.T) {
-	r, err := ReadFile(legacyMatrix)
+	r, err := Read(context.Background(), legacyMatrix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestLegacyCrossTargetVerdicts(t *testing.T) {
 		t.Errorf("%d cross-target verdicts written, %d read", crossWritten, len(cross))
 	}
 
-	back, err := ReadFile(path)
+	back, err := Read(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ type Workload struct {
 	CompareOn string `json:"compare_on,omitempty"`
 	// Spec is the fully parsed workload, defaults included, so a reader can
 	// see exactly what ran without the original file. Any JSON-encodable
-	// value is accepted; ReadFile returns it as generic JSON values
+	// value is accepted; Read returns it as generic JSON values
 	// (map[string]any, []any, float64, ...).
 	Spec any `json:"spec"`
 	// Source is the workload file's text as it was when the run started, so

@@ -3,6 +3,7 @@ package result
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -126,7 +127,7 @@ func TestGolden(t *testing.T) {
 		t.Errorf("results file contains the password")
 	}
 
-	back, err := ReadFile(golden)
+	back, err := Read(context.Background(), golden)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := WriteFile(path, r); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadFile(path)
+	back, err := Read(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +236,7 @@ func TestReadFileErrors(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := ReadFile(path)
+			_, err := Read(context.Background(), path)
 			if err == nil {
 				t.Fatal("ReadFile succeeded")
 			}
@@ -246,7 +247,7 @@ func TestReadFileErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ReadFile(filepath.Join(dir, "absent.json")); err == nil || !strings.Contains(err.Error(), "absent.json") {
+	if _, err := Read(context.Background(), filepath.Join(dir, "absent.json")); err == nil || !strings.Contains(err.Error(), "absent.json") {
 		t.Errorf("ReadFile of a missing file: %v", err)
 	}
 }
@@ -345,7 +346,7 @@ func TestWriteFileMode(t *testing.T) {
 	if fi.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
 	}
-	back, err := ReadFile(path)
+	back, err := Read(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +412,7 @@ func TestCheckCatchesTampering(t *testing.T) {
 	golden := filepath.Join("testdata", "golden.json")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := ReadFile(golden)
+			r, err := Read(context.Background(), golden)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -446,7 +447,7 @@ func TestCheckCatchesTamperedBytes(t *testing.T) {
 	if err := os.WriteFile(path, tampered, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ReadFile(path)
+	r, err := Read(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // Sanitize returns a copy of r with every secret masked that can be
 // recognised by its form, so that nothing written or printed from it holds
 // a password. Every writer of results (WriteFile, the HTML and CSV reports,
-// the Markdown tables, the terminal summary) goes through it, and ReadFile
+// the Markdown tables, the terminal summary) goes through it, and Read
 // applies it to what it reads, so that even a file written by an older
 // mongobench is shown masked.
 //

@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -164,7 +165,7 @@ func TestWriteFileSanitizes(t *testing.T) {
 
 	assertNoCanary(t, path, data)
 
-	back, err := ReadFile(path)
+	back, err := Read(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestReadFileSanitizesOldFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, err := ReadFile(path)
+	r, err := Read(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,9 +113,6 @@ func all() []Kind {
 	}
 }
 
-// All returns every operation kind, in documentation order.
-func All() []Kind { return all() }
-
 // Names returns the names of every operation kind, in documentation order.
 func Names() []string {
 	ks := all()

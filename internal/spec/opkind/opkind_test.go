@@ -87,7 +87,7 @@ func names(cell string) []string {
 func TestReadOrWrite(t *testing.T) {
 	t.Parallel()
 
-	for _, k := range All() {
+	for _, k := range all() {
 		if !k.Reads && !k.Writes {
 			t.Errorf("%s neither reads nor writes", k.Name)
 		}
@@ -113,7 +113,7 @@ func TestReadOrWrite(t *testing.T) {
 func TestPropertiesConsistent(t *testing.T) {
 	t.Parallel()
 
-	for _, k := range All() {
+	for _, k := range all() {
 		if k.Stores != "" && !slices.Contains(k.Required, k.Stores) {
 			t.Errorf("%s stores its %q field, which it does not require", k.Name, k.Stores)
 		}
@@ -143,7 +143,7 @@ func TestPropertiesConsistent(t *testing.T) {
 		t.Error("an unknown kind has properties")
 	}
 
-	if len(External()) == 0 || len(External()) == len(All()) {
+	if len(External()) == 0 || len(External()) == len(all()) {
 		t.Errorf("External() = %v: want the collection calls only, not none nor all", External())
 	}
 }

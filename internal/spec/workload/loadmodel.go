@@ -89,9 +89,6 @@ func loadModels() []LoadModel {
 	}
 }
 
-// LoadModels returns every load model, in the order a phase's is chosen.
-func LoadModels() []LoadModel { return loadModels() }
-
 // LoadModelNames returns the names of every load model Phase.Model can
 // return, in registry order.
 func LoadModelNames() []string {
@@ -103,17 +100,6 @@ func LoadModelNames() []string {
 	}
 
 	return names
-}
-
-// LookupLoadModel returns the load model called name.
-func LookupLoadModel(name string) (LoadModel, bool) {
-	for _, m := range loadModels() {
-		if m.Name == name {
-			return m, true
-		}
-	}
-
-	return LoadModel{}, false
 }
 
 // LoadModel returns the phase's load model: the first of the registry that

@@ -135,6 +135,17 @@ func TestSetMaxOperations(t *testing.T) {
 	if err := s.SetMaxOperations(77); err != nil || s.Run.MaxOperations != 77 {
 		t.Errorf("SetMaxOperations: %v, run.max_operations = %d", err, s.Run.MaxOperations)
 	}
+
+	// A workload whose only phase ends by its stages has nothing to cap.
+	ramp, errs := Parse("w.yaml", []byte(strings.Replace(base, "run:\n  duration: 1s\n", "run:\n  stages:\n    - {duration: 1s, rate: 10}\n", 1)))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+
+	want := "--max-operations applies to phases that run for a duration or a number of operations, and no phase of t does (they end by stages or blocks)"
+	if err := ramp.SetMaxOperations(5); err == nil || err.Error() != want {
+		t.Errorf("SetMaxOperations on a ramp: %v, want %q", err, want)
+	}
 }
 
 func TestWeightInSequenceRejected(t *testing.T) {

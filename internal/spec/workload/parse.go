@@ -36,20 +36,11 @@ const DefaultServerSelectionTimeout = 5 * time.Second
 // binary) gives an error instead of eating memory.
 const MaxFileSize = 4 << 20
 
-// ReadFile reads and parses a workload file. The returned errors are
-// *yamlpos.Error values naming the file; a spec is returned only when there
-// are none.
-func ReadFile(path string) (*Spec, []error) {
-	return Read(context.Background(), path)
-}
-
-// Read is ReadFile under a context: cancelling ctx stops a read that waits,
-// e.g. on a named pipe, with an error that wraps the context's cause.
-func Read(ctx context.Context, path string) (*Spec, []error) {
-	return ReadWith(ctx, path, nil)
-}
-
-// ReadWith is Read with parameter overrides, "name=value" each (--set).
+// ReadWith reads and parses a workload file, with parameter overrides,
+// "name=value" each (--set). The returned errors are *yamlpos.Error values
+// naming the file; a spec is returned only when there are none. Cancelling
+// ctx stops a read that waits, e.g. on a named pipe, with an error that
+// wraps the context's cause.
 func ReadWith(ctx context.Context, path string, set []string) (*Spec, []error) {
 	st, err := os.Stat(path)
 	if err != nil {

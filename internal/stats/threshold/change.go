@@ -5,7 +5,6 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 )
 
 // Change is one regression gate of compare --fail-if: fail when an
@@ -51,21 +50,4 @@ func ParseChange(s string) (Change, error) {
 	}
 
 	return Change{Operation: m[1] + m[5], Metric: metric, Up: m[3] == "+", Percent: pct}, nil
-}
-
-// String is the expression in canonical form: "get:p99.9 +10%".
-func (c Change) String() string {
-	sign := "-"
-	if c.Up {
-		sign = "+"
-	}
-
-	var b strings.Builder
-	if c.Operation != "" {
-		b.WriteString(c.Operation + ":")
-	}
-
-	b.WriteString(c.Metric.String() + " " + sign + strconv.FormatFloat(c.Percent, 'f', -1, 64) + "%")
-
-	return b.String()
 }

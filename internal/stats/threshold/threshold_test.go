@@ -166,8 +166,4 @@ func TestParseChange(t *testing.T) {
 			t.Errorf("ParseChange(%q) = %+v, want an error", in, c)
 		}
 	}
-
-	if s := (Change{"get", Metric{Percentile, 99.9}, true, 10}).String(); s != "get:p99.9 +10%" {
-		t.Errorf("String() = %q", s)
-	}
 }

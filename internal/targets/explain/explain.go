@@ -9,7 +9,7 @@
 // stages and executionStats. FerretDB v1.x answers with its backend's own
 // plan: SQLite's EXPLAIN QUERY PLAN lines or PostgreSQL's EXPLAIN (FORMAT
 // JSON) tree, plus whether the filter, sort and limit were pushed down to
-// the backend, and no execution statistics. Normalize detects the format by
+// the backend, and no execution statistics. Run detects the format by
 // the reply's shape and keeps the reply itself in Explain.Raw for anything
 // the summary leaves out.
 package explain
@@ -141,22 +141,6 @@ func truncateCommand(cmd bson.D) string {
 	return truncate(string(b))
 }
 
-// Normalize detects the format of an explain reply (see the Format*
-// constants) and fills in what that format tells: stages, index, collection
-// scan, counters, FerretDB's pushdown flags and warnings. Counters the
-// reply does not give are -1. Raw keeps the reply as relaxed extended JSON,
-// cut to MaxRawBytes. The collection, for warnings, is taken from the
-// reply's echo of the command when it has one; Operation and Command are
-// left empty. Normalize accepts any bytes, including invalid BSON, which it
-// reports in Error.
-func Normalize(raw bson.Raw) result.Explain {
-	e, d := normalize(raw)
-	e.Collection = d.collection
-	e.Warnings = warnings(e, d.command)
-
-	return e
-}
-
 // details are what normalize learns beyond result.Explain.
 type details struct {
 	collection string // from the reply's echo of the command or namespace
@@ -175,7 +159,8 @@ func newExplain() result.Explain {
 	}
 }
 
-// normalize does Normalize's work, without warnings.
+// normalize detects the format of an explain reply and fills in what it
+// tells (see Normalize in the tests), without warnings.
 func normalize(raw bson.Raw) (result.Explain, details) {
 	e := newExplain()
 

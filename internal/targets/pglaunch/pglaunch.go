@@ -492,17 +492,6 @@ func (s *Server) URL(db string) string {
 	return u.String()
 }
 
-// Port returns the TCP port the server listens on, on 127.0.0.1.
-func (s *Server) Port() int {
-	return s.port
-}
-
-// Dir returns the temporary directory holding the data directory, the
-// server's log and its Unix socket. Stop removes it.
-func (s *Server) Dir() string {
-	return s.dir
-}
-
 // Version returns the major version of the binaries in use, e.g. "15",
 // when they come from Debian's versioned directory, else "".
 func (s *Server) Version() string {
