@@ -157,27 +157,37 @@ func TestValidationMessages(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 
-			s, errs := Parse("w.yaml", []byte(tc.yaml))
-			if s != nil || len(errs) == 0 {
-				t.Fatalf("expected errors, got none")
-			}
-
-			var got []string
-			for _, err := range errs {
-				got = append(got, err.Error())
-			}
-
-			joined := strings.Join(got, "\n")
-			pos := 0
-
-			for _, w := range tc.want {
-				i := strings.Index(joined[pos:], w)
-				if i < 0 {
-					t.Fatalf("missing (or out of order) %q in:\n%s", w, joined)
-				}
-
-				pos += i + len(w)
-			}
+			wantParseErrors(t, tc.yaml, tc.want)
 		})
 	}
+}
+
+// wantParseErrors parses yaml as w.yaml and wants it refused with errors
+// that hold each of want, in order; it returns the errors.
+func wantParseErrors(t *testing.T, yaml string, want []string) []error {
+	t.Helper()
+
+	s, errs := Parse("w.yaml", []byte(yaml))
+	if s != nil || len(errs) == 0 {
+		t.Fatalf("no error for:\n%s", yaml)
+	}
+
+	var got []string
+	for _, err := range errs {
+		got = append(got, err.Error())
+	}
+
+	joined := strings.Join(got, "\n")
+	pos := 0
+
+	for _, w := range want {
+		i := strings.Index(joined[pos:], w)
+		if i < 0 {
+			t.Fatalf("missing (or out of order) %q in:\n%s", w, joined)
+		}
+
+		pos += i + len(w)
+	}
+
+	return errs
 }
