@@ -35,21 +35,10 @@ func appendArgs(dst []byte, a *op.Args) ([]byte, bool) {
 		dst = append(dst, '"', ':')
 	}
 
-	for _, f := range [...]struct {
-		key string
-		v   any
-	}{
-		{"filter", a.Filter},
-		{"document", a.Document},
-		{"update", a.Update},
-		{"replacement", a.Replacement},
-		{"projection", a.Projection},
-		{"sort", a.Sort},
-		{"pipeline", a.Pipeline},
-	} {
-		if f.v != nil && ok {
-			key(f.key)
-			dst, ok = appendValue(dst, f.v)
+	for _, f := range a.DocumentFields() {
+		if f.Value != nil && ok {
+			key(f.Key)
+			dst, ok = appendValue(dst, f.Value)
 		}
 	}
 
@@ -62,25 +51,7 @@ func appendArgs(dst []byte, a *op.Args) ([]byte, bool) {
 		return dst[:mark], false
 	}
 
-	for _, c := range [...]struct {
-		name string
-		n    int64
-	}{{"limit", a.Limit}, {"skip", a.Skip}, {"batch_size", a.BatchSize}} {
-		if c.n > 0 {
-			key(c.name)
-			dst = strconv.AppendInt(dst, c.n, 10)
-		}
-	}
-
-	if a.Ordered != nil {
-		key("ordered")
-		dst = strconv.AppendBool(dst, *a.Ordered)
-	}
-
-	if a.Upsert {
-		key("upsert")
-		dst = append(dst, "true"...)
-	}
+	dst = a.AppendPlain(dst, sep)
 
 	return append(dst, '}'), true
 }

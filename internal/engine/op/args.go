@@ -122,20 +122,9 @@ func ArgsKinds() []string {
 func (a *Args) AppendJSON(dst []byte) ([]byte, error) {
 	var values bson.D
 
-	for _, f := range []struct {
-		key string
-		v   any
-	}{
-		{"filter", a.Filter},
-		{"document", a.Document},
-		{"update", a.Update},
-		{"replacement", a.Replacement},
-		{"projection", a.Projection},
-		{"sort", a.Sort},
-		{"pipeline", a.Pipeline},
-	} {
-		if f.v != nil {
-			values = append(values, bson.E{Key: f.key, Value: f.v})
+	for _, f := range a.DocumentFields() {
+		if f.Value != nil {
+			values = append(values, bson.E{Key: f.Key, Value: f.Value})
 		}
 	}
 
@@ -153,10 +142,40 @@ func (a *Args) AppendJSON(dst []byte) ([]byte, error) {
 	}
 
 	// text is a JSON object; the plain fields go before its closing brace.
-	body := text[:len(text)-1]
-	dst = append(dst, body...)
-	sep := len(values) > 0
+	dst = append(dst, text[:len(text)-1]...)
+	dst = a.AppendPlain(dst, len(values) > 0)
 
+	return append(dst, '}'), nil
+}
+
+// Field is one document-valued argument of an operation, by its protocol
+// name.
+type Field struct {
+	Key   string
+	Value any
+}
+
+// DocumentFields are the document-valued arguments in the order the
+// client protocol writes them (docs/clients.md), Value nil where unset;
+// Documents, an array, follows them. An array, not a slice: the adapters'
+// encoder asks for them on every operation without allocating.
+func (a *Args) DocumentFields() [7]Field {
+	return [7]Field{
+		{"filter", a.Filter},
+		{"document", a.Document},
+		{"update", a.Update},
+		{"replacement", a.Replacement},
+		{"projection", a.Projection},
+		{"sort", a.Sort},
+		{"pipeline", a.Pipeline},
+	}
+}
+
+// AppendPlain appends the counts (as plain numbers) and flags (as
+// booleans) that are set, each as `"name":value` and each after a comma
+// when a field precedes it (sep says whether one already does): the part
+// of the protocol's arguments object that is no document.
+func (a *Args) AppendPlain(dst []byte, sep bool) []byte {
 	field := func(name string) {
 		if sep {
 			dst = append(dst, ',')
@@ -168,7 +187,7 @@ func (a *Args) AppendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, '"', ':')
 	}
 
-	for _, c := range []struct {
+	for _, c := range [...]struct {
 		name string
 		n    int64
 	}{{"limit", a.Limit}, {"skip", a.Skip}, {"batch_size", a.BatchSize}} {
@@ -188,5 +207,5 @@ func (a *Args) AppendJSON(dst []byte) ([]byte, error) {
 		dst = strconv.AppendBool(dst, true)
 	}
 
-	return append(dst, '}'), nil
+	return dst
 }
