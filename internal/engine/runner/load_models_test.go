@@ -90,13 +90,15 @@ func TestOpenLoopStallShowsInResponseTime(t *testing.T) {
 		t.Errorf("%d operations failed: %v", n, resp.Errors)
 	}
 
-	// The schedule does not slow down with the server: rate × duration
-	// operations came due, and each is accounted for (recorded, failed,
-	// dropped, still waiting at the end, or one of the few in flight then).
+	// The schedule does not slow down with the server, nor with a loaded
+	// machine: rate × duration operations came due, those a lagging
+	// scheduler never reached counted as pending (countUnreached), and each
+	// is accounted for (recorded, failed, dropped, still waiting at the end,
+	// or one of the few in flight then).
 	want := rate * duration.Seconds()
-	if got := float64(sched.Scheduled); got > 1.02*want || got < 0.98*want-rate*sched.MaxSchedulerLag.Seconds() {
-		t.Errorf("%d operations scheduled, want %.0f ± 2%% (less those the scheduler, %s behind, never reached)",
-			sched.Scheduled, want, sched.MaxSchedulerLag)
+	if got := float64(sched.Scheduled); got > 1.02*want || got < 0.98*want {
+		t.Errorf("%d operations scheduled, want %.0f ± 2%% (scheduler lag %s, pending %d)",
+			sched.Scheduled, want, sched.MaxSchedulerLag, sched.Pending)
 	}
 
 	if done := resp.Count + errorCount(resp) + sched.Dropped + sched.Pending; done > sched.Scheduled || done < sched.Scheduled-slots {
@@ -135,20 +137,11 @@ func TestOpenLoopStallShowsInResponseTime(t *testing.T) {
 		t.Error("no operation counted late although every slot was stuck for 1 s")
 	}
 
-	t.Run("scheduled count", func(t *testing.T) {
-		if got := float64(sched.Scheduled); got < 0.98*want {
-			// open.go:166: the scheduler stops at the phase's end without
-			// counting what came due but it had not reached yet (it was
-			// behind), so those are neither scheduled nor pending.
-			t.Errorf("%d scheduled, but %.0f came due while measuring (scheduler lag %s, pending %d)",
-				sched.Scheduled, want, sched.MaxSchedulerLag, sched.Pending)
-		}
-	})
-
-	// The evidence (a second without success while operations were in
-	// flight, and slot waits outweighing the scheduler's lag by far) names
-	// the stall, on a busy machine too.
-	checkStallNamed(t, sched, stall, res.Start, stallStart)
+	// How long the stall watcher measured the stall, and so whether the
+	// warning names it, depends on how promptly this machine samples: the
+	// warning's figures are checked exactly in virtual time
+	// (TestOpenLoopStallVirtualTime) and with a real server by
+	// TestOpenLoopWarningNamesServerStall.
 }
 
 // TestOpenLoopStallVirtualTime is the coordinated-omission test again, in
