@@ -17,6 +17,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/engine/schedule"
@@ -526,7 +527,10 @@ func TestRampingConcurrency(t *testing.T) {
 
 	// Four pooled connections opened before the phase, so that no
 	// connection handshake (a hello, delayed like everything else) overlaps
-	// the phase's operations at the server.
+	// the phase's operations at the server. The monitor signals ready
+	// from the driver's goroutines, never blocking them.
+	ready := make(chan struct{}, 64)
+
 	r := findRig(t, `
   concurrency: 1
   interval: 250ms
@@ -534,30 +538,29 @@ func TestRampingConcurrency(t *testing.T) {
     - {duration: 1s, concurrency: 4, shape: step}
     - {duration: 1s, concurrency: 1, shape: step}`,
 		wiretest.Config{Latency: wiretest.Fixed(d)},
-		func(co *options.ClientOptions) { co.SetMinPoolSize(4) })
+		func(co *options.ClientOptions) {
+			co.SetMinPoolSize(4)
+			co.SetPoolMonitor(&event.PoolMonitor{Event: func(e *event.PoolEvent) {
+				if e.Type == event.ConnectionReady {
+					select {
+					case ready <- struct{}{}:
+					default: // more than the test waits for
+					}
+				}
+			}})
+		})
 
-	// The monitor's connection plus four pooled ones, each handshake
-	// answered.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		st := r.srv.Stats()
+	// The four pooled connections are ready (handshake answered, in the
+	// pool): waited for on the pool's own events, not on the clock.
+	deadline := time.After(2 * time.Minute)
 
-		var asked int64
-		for _, n := range st.Requests {
-			asked += n
+	for n := 0; n < 4; n++ {
+		select {
+		case <-ready:
+		case <-deadline:
+			t.Fatalf("%d pooled connections ready, want 4 (%+v)", n, r.srv.Stats())
 		}
-
-		if st.Connections >= 5 && st.Replies >= asked {
-			break
-		}
-
-		if time.Now().After(deadline) {
-			t.Fatalf("the driver opened %d connections, want 5 (%+v)", st.Connections, st)
-		}
-
-		time.Sleep(10 * time.Millisecond)
 	}
-
-	time.Sleep(100 * time.Millisecond) // for the pool to take them in
 
 	before := r.srv.Stats()
 
