@@ -61,16 +61,19 @@ func TestCalibrateRuns(t *testing.T) {
 }
 
 // TestRunMinEffect: --min-effect reaches the matrix verdicts and the
-// results file. A 1 ms and a 1.5 ms server differ by less than 2× (the
+// results file. A 40 ms and a 60 ms server differ by less than 2× (the
 // round trip is in both): under a 99% minimum effect that is "no
 // meaningful difference", never a difference; a bad value is refused
-// before anything runs.
+// before anything runs. The delays are long against a loaded machine's
+// scheduling noise (1 ms and 1.5 ms were swamped by it, the interval of the
+// ratio reaching past 2× and the verdict "no significant difference"), and
+// the run is long enough for 8 intervals of each.
 func TestRunMinEffect(t *testing.T) {
-	fast := startNullServer(t, time.Millisecond)
-	slow := startNullServer(t, 1500*time.Microsecond)
+	fast := startNullServer(t, 40*time.Millisecond)
+	slow := startNullServer(t, 60*time.Millisecond)
 	out := outPath(t)
 
-	code, stdout, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--out", out, "--quiet", "--duration", "300ms",
+	code, stdout, stderr := runMain(t, "run", "testdata/null_insert.yaml", "--out", out, "--quiet", "--duration", "2s",
 		"--no-explain", "--server-stats-interval", "0", "--min-effect", "99%",
 		"--target", "uri:name=fast,"+fast.URI(), "--target", "uri:name=slow,"+slow.URI())
 	if code != ExitOK {

@@ -24,6 +24,37 @@ import (
 // returned by then is hung, which is a failure, not a slow machine.
 const mainTimeout = 3 * time.Minute
 
+// setupLimit bounds how long a test waits for a run to get through its
+// set-up (embedded server, load phase, client adapter) to a measured
+// interval: a hang guard, not a speed limit, since a loaded machine under
+// the race detector takes tens of seconds where an idle one takes two.
+const setupLimit = 4 * time.Minute
+
+// countedWorkload writes testdata/small.yaml with its measured phase
+// bounded by max_operations n instead of its 1.5 s, for a test that needs
+// operations of every kind whatever the machine's speed (a loaded machine
+// can spend 1.5 s on the first few operations), and returns its path.
+func countedWorkload(t *testing.T, n int) string {
+	t.Helper()
+
+	src, err := os.ReadFile("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	counted := strings.Replace(string(src), "  duration: 1500ms\n", fmt.Sprintf("  max_operations: %d\n", n), 1)
+	if counted == string(src) {
+		t.Fatal("testdata/small.yaml has no run.duration of 1500ms to replace")
+	}
+
+	path := filepath.Join(t.TempDir(), "small.yaml")
+	if err := os.WriteFile(path, []byte(counted), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	return path
+}
+
 // lockedBuffer is a bytes.Buffer safe for the concurrent writes of a run
 // (progress from the ticker, messages from the signal goroutine) and for a
 // test reading it while Main is still running.

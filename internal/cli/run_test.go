@@ -21,11 +21,15 @@ import (
 var smallOps = []string{"report_error", "get_error", "find_by_message", "count_project"}
 
 // TestRunEmbedded runs a small workload against the embedded default and
-// checks the table, the messages, the results file and the cleanup.
+// checks the table, the messages, the results file and the cleanup. The
+// measured phase is bounded by a number of operations instead of
+// small.yaml's 1.5 s, which a loaded machine can spend on the first few
+// operations of an embedded server (a run of 0 operations, failing the
+// test for the machine's speed).
 func TestRunEmbedded(t *testing.T) {
 	out := outPath(t)
 
-	code, stdout, stderr := runMain(t, "run", "testdata/small.yaml", "--out", out)
+	code, stdout, stderr := runMain(t, "run", countedWorkload(t, 200), "--out", out)
 	if code != ExitOK {
 		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitOK, stdout, stderr)
 	}
@@ -154,8 +158,8 @@ func TestRunEmbedded(t *testing.T) {
 		}
 	}
 
-	if ok, bad := totals(res.Operations); ok == 0 || bad != 0 {
-		t.Errorf("run phase: %d operations, %d failed; want some and no failure", ok, bad)
+	if ok, bad := totals(res.Operations); ok != 200 || bad != 0 {
+		t.Errorf("run phase: %d operations, %d failed; want max_operations = 200 and no failure", ok, bad)
 	}
 }
 
@@ -417,29 +421,25 @@ func TestRunRefusesForeignDatabase(t *testing.T) {
 }
 
 // TestRunInterrupt sends one interrupt during the measured phase: the run
-// stops early, writes its results so far and exits with code 1.
+// stops early (its status interrupted, not completed: it was to measure for
+// 10 minutes), writes its results so far and exits with code 1.
 func TestRunInterrupt(t *testing.T) {
 	out := outPath(t)
-	r := newCLIRun("run", "testdata/small.yaml", "--duration", "30s", "--out", out)
-	started := time.Now()
+	r := newCLIRun("run", "testdata/small.yaml", "--duration", "10m", "--out", out)
 	done := r.start()
 
 	// Interrupt once an interval has measured something: on a busy machine
 	// the first interval may hold no completed operation.
-	waitFor(t, 40*time.Second, "a measured interval with operations", func() bool {
+	waitFor(t, setupLimit, "a measured interval with operations", func() bool {
 		return busyIntervalRe.MatchString(r.stderr.String())
 	})
 	r.signals <- os.Interrupt
 
-	code := r.wait(t, done, 20*time.Second)
+	code := r.wait(t, done, mainTimeout)
 	stderr := r.stderr.String()
 
 	if code != ExitFailed {
 		t.Errorf("exit code %d, want %d\nstderr:\n%s", code, ExitFailed, stderr)
-	}
-
-	if elapsed := time.Since(started); elapsed >= 30*time.Second {
-		t.Errorf("the interrupted run lasted %s, its full duration", elapsed)
 	}
 
 	if codes := r.exitCodes(); len(codes) > 0 {
@@ -467,7 +467,7 @@ func TestRunInterrupt(t *testing.T) {
 // which signals count as one is shrunk to a nanosecond here;
 // TestRunSignalBurst covers it.)
 func TestRunSecondInterrupt(t *testing.T) {
-	r := newCLIRun("run", "testdata/small.yaml", "--duration", "30s", "--out", outPath(t))
+	r := newCLIRun("run", "testdata/small.yaml", "--duration", "10m", "--out", outPath(t))
 	r.st.steps.burst = time.Nanosecond
 
 	dirAtExit := make(chan bool, 1)
@@ -478,7 +478,7 @@ func TestRunSecondInterrupt(t *testing.T) {
 
 	done := r.start()
 
-	waitFor(t, 20*time.Second, "a measured interval", func() bool { return measuredIntervalRe.MatchString(r.stderr.String()) })
+	waitFor(t, setupLimit, "a measured interval", func() bool { return measuredIntervalRe.MatchString(r.stderr.String()) })
 	r.signals <- os.Interrupt
 	r.signals <- os.Interrupt
 
@@ -512,16 +512,16 @@ func TestRunSecondInterrupt(t *testing.T) {
 // its results and never exits at once.
 func TestRunSignalBurst(t *testing.T) {
 	out := outPath(t)
-	r := newCLIRun("run", "testdata/small.yaml", "--duration", "30s", "--out", out)
+	r := newCLIRun("run", "testdata/small.yaml", "--duration", "10m", "--out", out)
 	done := r.start()
 
-	waitFor(t, 40*time.Second, "a measured interval with operations", func() bool {
+	waitFor(t, setupLimit, "a measured interval with operations", func() bool {
 		return busyIntervalRe.MatchString(r.stderr.String())
 	})
 	r.signals <- os.Interrupt
 	r.signals <- syscall.SIGTERM
 
-	code := r.wait(t, done, 30*time.Second)
+	code := r.wait(t, done, mainTimeout)
 	stderr := r.stderr.String()
 
 	if code != ExitFailed {
@@ -552,24 +552,19 @@ func TestRunServerDies(t *testing.T) {
 	out := outPath(t)
 
 	r := newCLIRun("run", "testdata/abort.yaml", "--uri", e.URI(), "--out", out)
-	started := time.Now()
 	done := r.start()
 
-	waitFor(t, 20*time.Second, "a measured interval", func() bool { return measuredIntervalRe.MatchString(r.stderr.String()) })
+	waitFor(t, setupLimit, "a measured interval", func() bool { return measuredIntervalRe.MatchString(r.stderr.String()) })
 
 	if err := e.Close(); err != nil {
 		t.Logf("closing the server: %v", err)
 	}
 
-	code := r.wait(t, done, 25*time.Second)
+	code := r.wait(t, done, mainTimeout)
 	stderr := r.stderr.String()
 
 	if code != ExitFailed {
 		t.Errorf("exit code %d, want %d\nstderr:\n%s", code, ExitFailed, stderr)
-	}
-
-	if elapsed := time.Since(started); elapsed >= 30*time.Second {
-		t.Errorf("the run lasted %s, as if the server had not died", elapsed)
 	}
 
 	if !strings.Contains(stderr, "run aborted") {
@@ -585,6 +580,15 @@ func TestRunServerDies(t *testing.T) {
 	res := readResults(t, out)
 	if res.Status != result.StatusAborted {
 		t.Errorf("status %q, want %q", res.Status, result.StatusAborted)
+	}
+
+	// Measured for less than its 30 s: the abort, not the duration, ended
+	// it (the results' clock, not the test's, which a loaded machine's
+	// set-up would stretch).
+	if p := phase(res, result.PhaseRun); p == nil {
+		t.Error("no run phase in the results")
+	} else if p.DurationS >= 30 {
+		t.Errorf("the run phase measured for %.1f s, as if the server had not died", p.DurationS)
 	}
 
 	if !strings.Contains(res.StatusReason, "no operation succeeded") {

@@ -1,5 +1,8 @@
 //go:build e2e
 
+// Every bundled study run end to end (minutes under -race): the end-to-end
+// CI step runs it; the README's test command validates the studies.
+
 package cli
 
 import (

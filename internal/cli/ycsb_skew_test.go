@@ -1,5 +1,3 @@
-//go:build e2e
-
 package cli
 
 import (
@@ -163,44 +161,6 @@ func TestYCSBSkewC1000(t *testing.T) {
 	if math.Abs(got-want) > 0.015 {
 		t.Errorf("top-10 share %.4f, reference %.4f", got, want)
 	}
-}
-
-// TestYCSBSkewC100000 runs workload C's reads over 100,000 records (one
-// one-byte field each, to keep the load small) and compares the head
-// shares with the reference: the share of the reads that fell on the
-// reference's hottest 1% and 10% of the keys, within 2 points (the
-// sampling error is 0.25). The share of the sample's own hottest 1% is
-// logged, not checked: over 40,000 reads of 100,000 keys it sits above
-// the distribution's, as the sample's top is picked by its own noise.
-func TestYCSBSkewC100000(t *testing.T) {
-	t.Parallel()
-
-	const records, ops = 100_000, 40_000
-
-	rec := runYCSBSkew(t, "c", records, ops, "--set", "fieldcount=1", "--set", "fieldlength=1")
-	if len(rec.keys) != ops {
-		t.Fatalf("the server received %d reads, want operationcount %d", len(rec.keys), ops)
-	}
-
-	c := countKeys(t, rec, keyIndex(records), records)
-	ref := ycsbref.Within(ycsbref.ScrambledPMF(ycsbref.Keys(records, ops, 0), 1<<20), records)
-
-	for _, tc := range []struct {
-		name string
-		keys int
-	}{{"top 1%", records / 100}, {"top 10%", records / 10}} {
-		set := hottest(ref, tc.keys)
-		got, want := setShare(c, set), setShare(ref, set)
-		t.Logf("workload C, %d records, %d reads: the reference's %s of keys got %.4f of reads on the wire, %.4f by the reference",
-			records, ops, tc.name, got, want)
-
-		if math.Abs(got-want) > 0.02 {
-			t.Errorf("%s: %.4f of reads, reference %.4f", tc.name, got, want)
-		}
-	}
-
-	t.Logf("the sample's hottest 1%% of keys: %.4f of reads, reference %.4f",
-		ycsbref.HeadShare(c, records/100), ycsbref.HeadShare(ref, records/100))
 }
 
 // TestYCSBSkewE runs workload E over 1,000 records and 12,000 operations,

@@ -1,5 +1,3 @@
-//go:build e2e
-
 package cli
 
 import (
@@ -7,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -175,63 +172,6 @@ func topShare(v []float64) float64 {
 	}
 
 	return top / total
-}
-
-func TestYCSBWorkloads(t *testing.T) {
-	t.Parallel()
-
-	cases := []struct {
-		file string
-		mix  map[string]float64
-		dist string
-	}{
-		{"a", map[string]float64{"read": 0.5, "update": 0.5}, "zipfian"},
-		{"b", map[string]float64{"read": 0.95, "update": 0.05}, "zipfian"},
-		{"c", map[string]float64{"read": 1}, "zipfian"},
-		{"d", map[string]float64{"read": 0.95, "insert": 0.05}, "latest"},
-		{"e", map[string]float64{"scan": 0.95, "insert": 0.05}, "zipfian"},
-		{"f", map[string]float64{"read": 0.5, "read_modify_write": 0.5}, "zipfian"},
-	}
-
-	for _, tc := range cases {
-		t.Run(tc.file, func(t *testing.T) {
-			rec := &ycsbRecorder{}
-
-			srv, err := wiretest.Start(wiretest.Config{Record: rec.record})
-			if err != nil {
-				t.Fatal(err)
-			}
-
-			t.Cleanup(func() { _ = srv.Close() })
-
-			out := outPath(t)
-
-			code, stdout, stderr := runMain(t, "run", "../../workloads/ycsb/"+tc.file+".yaml", "--uri", srv.URI(), "--out", out,
-				"--no-explain", "--server-stats-interval", "0", "--quiet",
-				"--set", "recordcount="+strconv.Itoa(ycsbRecords), "--set", "operationcount="+strconv.Itoa(ycsbOps))
-			if code != 0 {
-				t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-			}
-
-			rec.mu.Lock()
-			defer rec.mu.Unlock()
-
-			if len(rec.bad) > 0 {
-				t.Errorf("unexpected commands: %v", rec.bad)
-			}
-
-			if tc.file == "f" {
-				rec.events = pairReadModifyWrites(t, rec.events)
-			}
-
-			checkYCSBMix(t, tc.mix, rec.events, readResults(t, out).Phases)
-			checkYCSBKeys(t, tc.dist, rec.events, ycsbref.Keys(ycsbRecords, ycsbOps, tc.mix["insert"]))
-
-			if tc.file == "e" {
-				checkScanLengths(t, rec.events)
-			}
-		})
-	}
 }
 
 // checkYCSBMix compares the operations the server received with the

@@ -198,23 +198,51 @@ test('stop waits for the operations in flight, runs no queued one, and a next ph
 });
 
 test('a reply held past timeout_ms is a timeout error; a server that goes away mid-operation is a network error', async () => {
-  // The server answers at once for its first 12 s (long enough for all
-  // three adapters to connect), then holds every reply: operations sent
-  // after that are in flight until they time out or the server is killed.
-  const stallAfterMs = 12000;
+  // The server answers at once for its first stallAfterMs, then holds
+  // every reply: operations sent after that are in flight until they time
+  // out or the server is killed. The three adapters must connect before
+  // the stall; a loaded machine that could not connect them in time gets a
+  // server whose stall begins twice as late (12 s, 24 s, 48 s), rather than
+  // a failure for its speed. (An adapter still connecting when the stall
+  // begins would wait for it: the attempt is given up at the stall.)
   const timeoutMs = 5000;
-  const doomed = await startServer(['testserver', '--addr', '127.0.0.1:0', '--stall-after', `${stallAfterMs}ms`, '--stall-for', '10m']);
-  const since = Date.now();
-  // No heartbeat during the test: a monitor's hello held by the stall would
-  // mark the server unknown and fail operations with a server selection
-  // error instead, whenever it happened to fall due.
-  const uri = `${doomed.uri}&heartbeatFrequencyMS=600000`;
-  const adapters = [];
+  let doomed;
+  let since;
+  let stallAfterMs;
+  let adapters = [];
   try {
-    for (const stack of STACKS) {
-      adapters.push(await start(stack, { uri, database: 'mb', operations: findOp, timeoutMs }));
+    for (stallAfterMs = 12000; ; stallAfterMs *= 2) {
+      doomed = await startServer(['testserver', '--addr', '127.0.0.1:0', '--stall-after', `${stallAfterMs}ms`, '--stall-for', '10m']);
+      since = Date.now();
+      // No heartbeat during the test: a monitor's hello held by the stall
+      // would mark the server unknown and fail operations with a server
+      // selection error instead, whenever it happened to fall due.
+      const uri = `${doomed.uri}&heartbeatFrequencyMS=600000`;
+      let timer;
+      const stallNear = new Promise((r) => {
+        timer = setTimeout(() => r(false), stallAfterMs - 500);
+      });
+      let connected = true;
+      for (const stack of STACKS) {
+        const a = new Adapter(stack);
+        adapters.push(a);
+        a.send(initMessage({ stack, uri, database: 'mb', operations: findOp, timeoutMs }));
+        const ready = a.next('ready').then((m) => {
+          a.ready = m;
+          return true;
+        });
+        connected = await Promise.race([ready, stallNear]);
+        if (!connected) break;
+      }
+      clearTimeout(timer);
+      if (connected && Date.now() - since < stallAfterMs - 500) break;
+      assert.ok(stallAfterMs < 48000, `the adapters did not connect within ${stallAfterMs} ms`);
+      for (const a of adapters) a.kill();
+      adapters = [];
+      await doomed.stop();
+      doomed = undefined;
     }
-    assert.ok(Date.now() - since < stallAfterMs - 500, 'the adapters connected before the stall');
+    // Until the stall has begun (the server's clock started before since).
     await new Promise((r) => setTimeout(r, stallAfterMs + 500 - (Date.now() - since)));
     for (const a of adapters) {
       a.send({ type: 'phase', phase: 'run', workers: 1 });
@@ -242,7 +270,7 @@ test('a reply held past timeout_ms is a timeout error; a server that goes away m
     }
   } finally {
     for (const a of adapters) a.kill();
-    await doomed.stop();
+    if (doomed) await doomed.stop();
   }
 });
 

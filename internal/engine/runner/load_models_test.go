@@ -17,6 +17,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/engine/schedule"
@@ -90,13 +91,15 @@ func TestOpenLoopStallShowsInResponseTime(t *testing.T) {
 		t.Errorf("%d operations failed: %v", n, resp.Errors)
 	}
 
-	// The schedule does not slow down with the server: rate × duration
-	// operations came due, and each is accounted for (recorded, failed,
-	// dropped, still waiting at the end, or one of the few in flight then).
+	// The schedule does not slow down with the server, nor with a loaded
+	// machine: rate × duration operations came due, those a lagging
+	// scheduler never reached counted as pending (countUnreached), and each
+	// is accounted for (recorded, failed, dropped, still waiting at the end,
+	// or one of the few in flight then).
 	want := rate * duration.Seconds()
-	if got := float64(sched.Scheduled); got > 1.02*want || got < 0.98*want-rate*sched.MaxSchedulerLag.Seconds() {
-		t.Errorf("%d operations scheduled, want %.0f ± 2%% (less those the scheduler, %s behind, never reached)",
-			sched.Scheduled, want, sched.MaxSchedulerLag)
+	if got := float64(sched.Scheduled); got > 1.02*want || got < 0.98*want {
+		t.Errorf("%d operations scheduled, want %.0f ± 2%% (scheduler lag %s, pending %d)",
+			sched.Scheduled, want, sched.MaxSchedulerLag, sched.Pending)
 	}
 
 	if done := resp.Count + errorCount(resp) + sched.Dropped + sched.Pending; done > sched.Scheduled || done < sched.Scheduled-slots {
@@ -135,20 +138,11 @@ func TestOpenLoopStallShowsInResponseTime(t *testing.T) {
 		t.Error("no operation counted late although every slot was stuck for 1 s")
 	}
 
-	t.Run("scheduled count", func(t *testing.T) {
-		if got := float64(sched.Scheduled); got < 0.98*want {
-			// open.go:166: the scheduler stops at the phase's end without
-			// counting what came due but it had not reached yet (it was
-			// behind), so those are neither scheduled nor pending.
-			t.Errorf("%d scheduled, but %.0f came due while measuring (scheduler lag %s, pending %d)",
-				sched.Scheduled, want, sched.MaxSchedulerLag, sched.Pending)
-		}
-	})
-
-	// The evidence (a second without success while operations were in
-	// flight, and slot waits outweighing the scheduler's lag by far) names
-	// the stall, on a busy machine too.
-	checkStallNamed(t, sched, stall, res.Start, stallStart)
+	// How long the stall watcher measured the stall, and so whether the
+	// warning names it, depends on how promptly this machine samples: the
+	// warning's figures are checked exactly in virtual time
+	// (TestOpenLoopStallVirtualTime) and with a real server by
+	// TestOpenLoopWarningNamesServerStall.
 }
 
 // TestOpenLoopStallVirtualTime is the coordinated-omission test again, in
@@ -533,7 +527,10 @@ func TestRampingConcurrency(t *testing.T) {
 
 	// Four pooled connections opened before the phase, so that no
 	// connection handshake (a hello, delayed like everything else) overlaps
-	// the phase's operations at the server.
+	// the phase's operations at the server. The monitor signals ready
+	// from the driver's goroutines, never blocking them.
+	ready := make(chan struct{}, 64)
+
 	r := findRig(t, `
   concurrency: 1
   interval: 250ms
@@ -541,30 +538,29 @@ func TestRampingConcurrency(t *testing.T) {
     - {duration: 1s, concurrency: 4, shape: step}
     - {duration: 1s, concurrency: 1, shape: step}`,
 		wiretest.Config{Latency: wiretest.Fixed(d)},
-		func(co *options.ClientOptions) { co.SetMinPoolSize(4) })
+		func(co *options.ClientOptions) {
+			co.SetMinPoolSize(4)
+			co.SetPoolMonitor(&event.PoolMonitor{Event: func(e *event.PoolEvent) {
+				if e.Type == event.ConnectionReady {
+					select {
+					case ready <- struct{}{}:
+					default: // more than the test waits for
+					}
+				}
+			}})
+		})
 
-	// The monitor's connection plus four pooled ones, each handshake
-	// answered.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		st := r.srv.Stats()
+	// The four pooled connections are ready (handshake answered, in the
+	// pool): waited for on the pool's own events, not on the clock.
+	deadline := time.After(2 * time.Minute)
 
-		var asked int64
-		for _, n := range st.Requests {
-			asked += n
+	for n := 0; n < 4; n++ {
+		select {
+		case <-ready:
+		case <-deadline:
+			t.Fatalf("%d pooled connections ready, want 4 (%+v)", n, r.srv.Stats())
 		}
-
-		if st.Connections >= 5 && st.Replies >= asked {
-			break
-		}
-
-		if time.Now().After(deadline) {
-			t.Fatalf("the driver opened %d connections, want 5 (%+v)", st.Connections, st)
-		}
-
-		time.Sleep(10 * time.Millisecond)
 	}
-
-	time.Sleep(100 * time.Millisecond) // for the pool to take them in
 
 	before := r.srv.Stats()
 

@@ -379,6 +379,7 @@ database: bench
 collections: [{name: c}]
 run:
   rate: 50/s
+  max_in_flight: 4
   duration: 1s
   timeout: 5s
   sequence: [a, b]
@@ -397,9 +398,22 @@ operations:
 			resp.Unit, svc.Unit, resp.Count, svc.Count)
 	}
 
-	// 50 due in 1 s; the last may be cut off by the stop.
-	if resp.Count < 45 || resp.Count > 50 || res.Schedule.Scheduled != 50 {
-		t.Errorf("%d iterations of %d scheduled, want about 50", resp.Count, res.Schedule.Scheduled)
+	// 50 came due in 1 s, however loaded the machine (those a lagging
+	// scheduler never reached are counted as pending), and every one is
+	// accounted for: done, failed, dropped, still waiting at the stop, or
+	// one of those in flight then (at most one per slot: max_in_flight 4
+	// keeps that bound tight). How many were done in time depends on the
+	// machine, so only that some were is checked.
+	sched := res.Schedule
+	slots := int64(r.phases()[0].MaxInFlight)
+
+	if sched.Scheduled != 50 {
+		t.Errorf("%d iterations scheduled, want 50", sched.Scheduled)
+	}
+
+	if done := resp.Count + errorCount(resp) + sched.Dropped + sched.Pending; resp.Count < 1 || done > sched.Scheduled || done < sched.Scheduled-slots {
+		t.Errorf("%d done + %v failed + %d dropped + %d pending, want the %d scheduled less at most %d cut off, and some done",
+			resp.Count, resp.Errors, sched.Dropped, sched.Pending, sched.Scheduled, slots)
 	}
 
 	for _, name := range []string{"a", "b"} {

@@ -42,7 +42,12 @@ const maxLine = 64 << 20
 // follow the previous one, index +1 and start within Continuity of its
 // end.
 func Build(ctx context.Context, path string) (*result.Result, error) {
-	b := NewBuilder()
+	return build(ctx, path, defaultLimits())
+}
+
+// build is Build with the bounds lim on the points (see limits).
+func build(ctx context.Context, path string, lim limits) (*result.Result, error) {
+	b := newBuilder(lim)
 
 	if err := readLines(ctx, path, b.record); err != nil {
 		return nil, err
@@ -69,6 +74,7 @@ func Build(ctx context.Context, path string) (*result.Result, error) {
 // Writer feeds its own from one goroutine, off the engine's ticker (merging
 // the points of thousands of operations takes seconds).
 type Builder struct {
+	lim    limits
 	header *Header
 	phases []*phaseBuilder
 	end    *End
@@ -86,7 +92,10 @@ type Builder struct {
 }
 
 // NewBuilder returns a Builder that has read nothing.
-func NewBuilder() *Builder { return &Builder{} }
+func NewBuilder() *Builder { return newBuilder(defaultLimits()) }
+
+// newBuilder returns a Builder whose points are bounded by lim.
+func newBuilder(lim limits) *Builder { return &Builder{lim: lim} }
 
 // lineFunc handles one record; typ is its "type".
 type lineFunc func(n int, typ string, data []byte) error
@@ -183,7 +192,7 @@ func (s *Builder) record(n int, typ string, data []byte) error {
 			return fmt.Errorf("phase %d opened where phase %d was expected", p.Phase, len(s.phases))
 		}
 
-		s.phases = append(s.phases, newPhaseBuilder(p))
+		s.phases = append(s.phases, newPhaseBuilder(p, s.lim))
 	case typeInterval:
 		var rec intervalRecord
 		if err := strictUnmarshal(data, &rec); err != nil {

@@ -57,8 +57,8 @@ type feeder struct {
 	done chan struct{}
 }
 
-func newFeeder(path string) *feeder {
-	f := &feeder{groups: map[int]int{}, path: path, b: NewBuilder(), in: make(chan feedItem, feedDepth), done: make(chan struct{})}
+func newFeeder(path string, lim limits) *feeder {
+	f := &feeder{groups: map[int]int{}, path: path, b: newBuilder(lim), in: make(chan feedItem, feedDepth), done: make(chan struct{})}
 	go f.run()
 
 	return f

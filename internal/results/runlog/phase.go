@@ -23,6 +23,7 @@ import (
 // are encoded once as they close (and again at each of the few merges) and
 // the results of a stopped run are ready at once.
 type phaseBuilder struct {
+	lim   limits
 	start PhaseStart
 	end   *PhaseEnd
 	// seen counts the intervals merged, and group how many adjacent ones
@@ -64,8 +65,8 @@ type deferredInterval struct {
 	pacing []PacingRecord
 }
 
-func newPhaseBuilder(p PhaseStart) *phaseBuilder {
-	return &phaseBuilder{start: p, group: 1, trajectory: map[int]*result.Background{}}
+func newPhaseBuilder(p PhaseStart, lim limits) *phaseBuilder {
+	return &phaseBuilder{lim: lim, start: p, group: 1, trajectory: map[int]*result.Background{}}
 }
 
 // pendingInterval is an interval of a blocks phase kept until its block
@@ -89,14 +90,7 @@ type blockAcc struct {
 // points merge without a remainder. A phase's results thus hold at most
 // Points(ops) × ops interval entries, however long it ran, and a phase of
 // fewer intervals than Points keeps every one.
-func Points(ops int) int {
-	n := MaxIntervals
-	if ops > 0 {
-		n = min(n, PointCells/ops)
-	}
-
-	return max(2, n-n%2)
-}
+func Points(ops int) int { return defaultLimits().points(ops) }
 
 // PointBytes is about the most a phase's interval points take in the
 // results file: 4 MiB, or 8 KiB per operation for a phase of more than 512
@@ -105,7 +99,41 @@ func Points(ops int) int {
 // histogram is smaller than its two halves, so the points of a long run
 // with wide latency histograms stay near this size instead of growing
 // with each merge's longer points.
-func PointBytes(ops int) int { return max(4<<20, ops*8<<10) }
+func PointBytes(ops int) int { return defaultLimits().bytes(ops) }
+
+// limits are the bounds on a phase's interval points that Points and
+// PointBytes state. Every run log is written and read with
+// defaultLimits; they are a value carried by the Builder and the Writer
+// rather than constants read in place only so that this package's tests
+// can run the same merging paths (pairs merged on count and on size, spans
+// deferred across merges) with far smaller bounds, on tens of intervals and
+// operations instead of thousands, which under the race detector is the
+// difference between seconds and many minutes.
+type limits struct {
+	maxIntervals int // the most points of a phase of few operations
+	pointCells   int // the most points × operations
+	minBytes     int // the least size bound of the points
+	opBytes      int // the size bound per operation of a phase of many
+}
+
+// defaultLimits are the bounds of every run log: MaxIntervals, PointCells,
+// 4 MiB, 8 KiB per operation.
+func defaultLimits() limits {
+	return limits{maxIntervals: MaxIntervals, pointCells: PointCells, minBytes: 4 << 20, opBytes: 8 << 10}
+}
+
+// points is Points under these limits.
+func (l limits) points(ops int) int {
+	n := l.maxIntervals
+	if ops > 0 {
+		n = min(n, l.pointCells/ops)
+	}
+
+	return max(2, n-n%2)
+}
+
+// bytes is PointBytes under these limits.
+func (l limits) bytes(ops int) int { return max(l.minBytes, ops*l.opBytes) }
 
 // add merges interval index: iv its response times, svc its service times.
 func (p *phaseBuilder) add(index int, iv metrics.Interval, svc []*metrics.Histogram, target *result.PlanPoint, pacing []PacingRecord) error {
@@ -238,7 +266,7 @@ func (p *phaseBuilder) addPoint(iv metrics.Interval, target *result.PlanPoint) e
 	p.cur, p.curN, p.curTarget = nil, 0, nil
 
 	n := len(p.points)
-	if n >= Points(len(p.ops)) || (n%2 == 0 && p.pointBytes > PointBytes(len(p.ops))) {
+	if n >= p.lim.points(len(p.ops)) || (n%2 == 0 && p.pointBytes > p.lim.bytes(len(p.ops))) {
 		return p.coarsen()
 	}
 

@@ -61,12 +61,20 @@ func intervals(n int) []metrics.Interval {
 func writeLog(t testing.TB, ivs []metrics.Interval, complete bool) string {
 	t.Helper()
 
+	return writeLogWith(t, ivs, complete, defaultLimits())
+}
+
+// writeLogWith is writeLog with the bounds lim on the points, for a reader
+// with the same bounds (build).
+func writeLogWith(t testing.TB, ivs []metrics.Interval, complete bool, lim limits) string {
+	t.Helper()
+
 	path := filepath.Join(t.TempDir(), "r"+Suffix)
 
-	w, err := Create(path, Header{
+	w, err := create(path, Header{
 		MongobenchVersion: "test", Workload: result.Workload{Name: "w"},
 		Target: result.Target{Kind: "uri", URI: "mongodb://127.0.0.1/"}, StartedAt: t0, Concurrency: 2,
-	})
+	}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,10 +127,12 @@ func union(ivs []metrics.Interval) metrics.Interval {
 	return out
 }
 
-// TestCapMergesExactly builds phases of 599 to 1500 intervals of two
-// operations (Points(2) = MaxIntervals = 600): the results keep fewer than
-// 600 closed points, pairs merged each time 600 close (at 600 intervals the
-// group becomes 2, at 1,200 it becomes 4), and the open one; each point is
+// TestCapMergesExactly builds phases of cap-1 to 2.5 × cap intervals of two
+// operations, under a cap of 16 points (the real one, Points(2) =
+// MaxIntervals = 600, takes 1,500 intervals, minutes under the race
+// detector, for the same merges): the results keep fewer than cap closed
+// points, pairs merged each time cap close (at cap intervals the group
+// becomes 2, at 2 × cap it becomes 4), and the open one; each point is
 // the exact union of the adjacent intervals it stands for (counts, errors,
 // documents, histogram bucket for bucket and so every percentile), with
 // the plan point of the last of them; the phase's totals are the union of
@@ -130,13 +140,18 @@ func union(ivs []metrics.Interval) metrics.Interval {
 func TestCapMergesExactly(t *testing.T) {
 	t.Parallel()
 
+	const capPts = 16
+
+	lim := defaultLimits()
+	lim.maxIntervals = capPts
+
 	for _, tc := range []struct{ n, group, points int }{
-		{599, 1, 599}, {600, 2, 300}, {1199, 2, 600}, {1201, 4, 301}, {1500, 4, 375},
+		{capPts - 1, 1, capPts - 1}, {capPts, 2, capPts / 2}, {2*capPts - 1, 2, capPts}, {2*capPts + 1, 4, capPts/2 + 1}, {5 * capPts / 2, 4, 5 * capPts / 8},
 	} {
 		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
 			ivs := intervals(tc.n)
 
-			res, err := Build(context.Background(), writeLog(t, ivs, true))
+			res, err := build(context.Background(), writeLogWith(t, ivs, true, lim), lim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -345,25 +360,33 @@ func TestBuildRefuses(t *testing.T) {
 }
 
 // TestWriterResultIsBuild writes logs of a blocks phase with service
-// times (two blocks over five intervals) and of a long rate phase (1,300
-// intervals, merged twice), and finds the results the writer kept as it
-// wrote (Writer.Result, what a run writes) identical to those Build reads
-// from the file (what finish writes), both before the log's end (status
-// incomplete) and after it.
+// times (two blocks over five intervals) and of a long rate phase (56
+// intervals under a cap of 8 points, so its points are merged three times
+// and the writer logs spans of up to 8 intervals' histograms, as a phase of
+// thousands of intervals does under the real cap; 56 so that the last span
+// is closed before the end, Build leaving out an open one), and finds the results
+// the writer kept as it wrote (Writer.Result, what a run writes) identical
+// to those Build reads from the file (what finish writes), both before the
+// log's end (status incomplete) and after it.
 func TestWriterResultIsBuild(t *testing.T) {
 	t.Parallel()
 
 	path := filepath.Join(t.TempDir(), "r"+Suffix)
 
-	w, err := Create(path, Header{
+	// The real cap (600 points) takes 1,200 intervals to merge twice, minutes
+	// under the race detector; 8 runs the same merges on 56.
+	lim := defaultLimits()
+	lim.maxIntervals = 8
+
+	w, err := create(path, Header{
 		MongobenchVersion: "test", Workload: result.Workload{Name: "w"},
 		Target: result.Target{Kind: "uri", URI: "mongodb://u:pw@127.0.0.1/"}, StartedAt: t0, Concurrency: 2,
-	})
+	}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	ivs := intervals(1305)
+	ivs := intervals(61)
 
 	w.StartPhase(PhaseStart{Phase: 0, Name: "grow", Model: "blocks"})
 
@@ -399,7 +422,7 @@ func TestWriterResultIsBuild(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		built, err := Build(context.Background(), path)
+		built, err := build(context.Background(), path, lim)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,40 +438,58 @@ func TestWriterResultIsBuild(t *testing.T) {
 		if got := len(kept.Phases[0].Blocks); got != 2 {
 			t.Errorf("%s: %d blocks, want 2", when, got)
 		}
+
+		// Merged three times (group 8): 7 points of 8 intervals.
+		pts := kept.Phases[1].Intervals
+		if len(pts) != 7 || pts[0].End.Sub(pts[0].Start) != 8*time.Second {
+			t.Errorf("%s: %d points, the first of %v; want 7, of 8s", when, len(pts), pts[0].End.Sub(pts[0].Start))
+		}
 	}
 
 	same("before the end")
 
 	w.EndPhase(PhaseEnd{Phase: 1, Status: "completed"})
 
-	if err := w.Finish(End{Status: result.StatusCompleted, DurationS: 1305}); err != nil {
+	if err := w.Finish(End{Status: result.StatusCompleted, DurationS: float64(len(ivs))}); err != nil {
 		t.Fatal(err)
 	}
 
 	same("after the end")
 }
 
-// TestManyOperationsBounded builds a phase of 1,000 operations over 25 and
+// TestManyOperationsBounded builds a phase of many operations over 25 and
 // 60 intervals (as a run does, from the measurements a Writer is given):
-// however many intervals, the results keep at most Points(1000) = 12
+// however many intervals, the results keep at most Points(ops) = 12
 // points (at most PointCells operation entries) of about PointBytes, and
 // the whole results file
 // is no larger than the bound its representation gives: one entry per
 // operation per point plus the phase's totals, each no larger than the
 // largest entry in it, and a few KiB of the rest.
+//
+// The real bounds give 12 points at 1,000 operations, whose histograms take
+// minutes to encode under the race detector; the test scales the bounds
+// down twentyfold (50 operations, 600 cells, 12 points) and halves the size
+// per operation (4 KiB above a least size of 64 KiB), so that the points'
+// size, not only their number, makes them merge: the test fails if the size
+// rule is left out.
 func TestManyOperationsBounded(t *testing.T) {
 	t.Parallel()
 
-	const ops = 1000
+	const ops = 50
 
-	if Points(ops)*ops > PointCells || Points(ops) != 12 {
-		t.Fatalf("Points(%d) = %d", ops, Points(ops))
+	lim := limits{maxIntervals: MaxIntervals, pointCells: PointCells / 20, minBytes: 64 << 10, opBytes: 4 << 10}
+	if lim.points(ops)*ops > lim.pointCells || lim.points(ops) != 12 || lim.bytes(ops) != ops*lim.opBytes {
+		t.Fatalf("points(%d) = %d, bytes %d", ops, lim.points(ops), lim.bytes(ops))
+	}
+
+	if Points(1000) != 12 || PointBytes(1000) != 1000*8<<10 {
+		t.Fatalf("Points(1000) = %d, PointBytes(1000) = %d; the scaled bounds above no longer stand for the real ones", Points(1000), PointBytes(1000))
 	}
 
 	header := `{"type":"header","format":"mongobench-runlog","version":1,"schema_version":1,"workload":{"name":"w","file":"","spec":null},"target":{"kind":"uri","uri":"","server_version":"","backend":"","notes":null},"seed":0,"concurrency":1,"started_at":"2026-01-02T03:04:05Z"}`
 
 	for _, n := range []int{25, 60} {
-		b := NewBuilder()
+		b := newBuilder(lim)
 		if err := b.record(1, typeHeader, []byte(header)); err != nil {
 			t.Fatal(err)
 		}
@@ -483,11 +524,11 @@ func TestManyOperationsBounded(t *testing.T) {
 		}
 
 		p := res.MainPhase()
-		if len(p.Intervals) > Points(ops) || len(p.Intervals) < 2 {
-			t.Errorf("%d intervals: %d points, want 2 to %d", n, len(p.Intervals), Points(ops))
+		if len(p.Intervals) > lim.points(ops) || len(p.Intervals) < 2 {
+			t.Errorf("%d intervals: %d points, want 2 to %d", n, len(p.Intervals), lim.points(ops))
 		}
 
-		// At most one closed point past PointBytes (an odd number is not
+		// At most one closed point past the size bound (an odd number is not
 		// merged), and the open one.
 		size, largestPoint := 0, 0
 		for _, pt := range p.Intervals {
@@ -495,8 +536,8 @@ func TestManyOperationsBounded(t *testing.T) {
 			largestPoint = max(largestPoint, pointSize(pt))
 		}
 
-		if size > PointBytes(ops)+2*largestPoint {
-			t.Errorf("%d intervals: points of %d bytes, above %d and two points of %d", n, size, PointBytes(ops), largestPoint)
+		if size > lim.bytes(ops)+2*largestPoint {
+			t.Errorf("%d intervals: points of %d bytes, above %d and two points of %d", n, size, lim.bytes(ops), largestPoint)
 		}
 
 		data, err := result.Marshal(res)
@@ -526,17 +567,23 @@ func TestManyOperationsBounded(t *testing.T) {
 	}
 }
 
-// TestWideHistogramsBoundedBySize logs 500 intervals of two operations
+// TestWideHistogramsBoundedBySize logs 50 intervals of two operations
 // whose histograms are wide (12,000 latencies spread evenly over the
-// magnitudes of 1 µs – 1 s, most in buckets of their own): 500
-// points would pass PointBytes, so pairs are merged before Points(2) = 600
-// is reached, and the points stay within PointBytes and two points.
+// magnitudes of 1 µs – 1 s, most in buckets of their own), under a size
+// bound of a tenth of PointBytes(2): 50 points would pass it, so pairs are
+// merged long before Points(2) = 600 is reached, and the points stay within
+// the bound and two points. (At the real bound this takes 500 intervals,
+// minutes of histogram encoding under the race detector; the ratio of
+// points to bound, and so the merging, is the same.)
 func TestWideHistogramsBoundedBySize(t *testing.T) {
 	t.Parallel()
 
+	lim := defaultLimits()
+	lim.minBytes = PointBytes(2) / 10
+
 	// Sixteen distinct wide histograms per operation, taken in turn by the
-	// 500 intervals: as wide as 500 distinct ones, for a sixteenth of the
-	// recording (12 million values are minutes under -race).
+	// 50 intervals: as wide as 50 distinct ones, for a third of the
+	// recording.
 	rng := rand.New(rand.NewPCG(3, 4))
 
 	var wide [2][16]*metrics.Histogram
@@ -552,7 +599,7 @@ func TestWideHistogramsBoundedBySize(t *testing.T) {
 		}
 	}
 
-	ivs := make([]metrics.Interval, 500)
+	ivs := make([]metrics.Interval, 50)
 
 	for i := range ivs {
 		iv := metrics.Interval{Start: t0.Add(time.Duration(i) * time.Second), End: t0.Add(time.Duration(i+1) * time.Second)}
@@ -567,7 +614,7 @@ func TestWideHistogramsBoundedBySize(t *testing.T) {
 		ivs[i] = iv
 	}
 
-	res, err := Build(context.Background(), writeLog(t, ivs, true))
+	res, err := build(context.Background(), writeLogWith(t, ivs, true, lim), lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,9 +627,9 @@ func TestWideHistogramsBoundedBySize(t *testing.T) {
 		largest = max(largest, pointSize(pt))
 	}
 
-	if len(p.Intervals) >= len(ivs) || size > PointBytes(2)+2*largest {
+	if len(p.Intervals) >= len(ivs) || size > lim.bytes(2)+2*largest {
 		t.Errorf("%d points of %d bytes (largest %d) for %d intervals; want them merged within %d and two points",
-			len(p.Intervals), size, largest, len(ivs), PointBytes(2))
+			len(p.Intervals), size, largest, len(ivs), lim.bytes(2))
 	}
 
 	if errs := res.Check(); len(errs) > 0 {
@@ -710,7 +757,7 @@ func manyOps(n, k int) []metrics.Interval {
 }
 
 // TestSpansShrinkTheLog writes a phase long enough that its results points
-// span several intervals (1,000 operations: Points(1000) = 12): the log then
+// span several intervals (many operations: Points(ops) = 12): the log then
 // carries one histogram per span of intervals instead of one per interval,
 // finish rebuilds exactly the results the writer kept, a log killed before
 // its last span's histograms loses only that span, and a span whose
@@ -718,12 +765,21 @@ func manyOps(n, k int) []metrics.Interval {
 func TestSpansShrinkTheLog(t *testing.T) {
 	t.Parallel()
 
-	const n, k = 61, 1000
+	// The real bounds give 12 points at 1,000 operations, minutes of
+	// histogram encoding under the race detector; bounds scaled down
+	// twentyfold give the same 12 points, spans and size rule at 50.
+	const n, k = 61, 50
+
+	lim := limits{maxIntervals: MaxIntervals, pointCells: PointCells / 20, minBytes: (4 << 20) / 20, opBytes: 8 << 10}
+	if lim.points(k) != Points(1000) || lim.bytes(k)*20 != PointBytes(1000) {
+		t.Fatalf("scaled bounds: %d points of %d bytes, against the real %d of %d at 1,000 operations",
+			lim.points(k), lim.bytes(k), Points(1000), PointBytes(1000))
+	}
 
 	ivs := manyOps(n, k)
 	path := filepath.Join(t.TempDir(), "r"+Suffix)
 
-	w, err := Create(path, Header{MongobenchVersion: "test", Workload: result.Workload{Name: "w"}, StartedAt: t0, Concurrency: 1})
+	w, err := create(path, Header{MongobenchVersion: "test", Workload: result.Workload{Name: "w"}, StartedAt: t0, Concurrency: 1}, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -743,7 +799,7 @@ func TestSpansShrinkTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	built, err := Build(context.Background(), path)
+	built, err := build(context.Background(), path, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -787,7 +843,7 @@ func TestSpansShrinkTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res, err := Build(context.Background(), cut)
+	res, err := build(context.Background(), cut, lim)
 	if err != nil {
 		t.Fatalf("a log cut before its last span's histograms: %v", err)
 	}
@@ -812,7 +868,7 @@ func TestSpansShrinkTheLog(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		if _, err := Build(context.Background(), badPath); err == nil || !strings.Contains(err.Error(), fmt.Sprintf(":%d: ", i+1)) {
+		if _, err := build(context.Background(), badPath, lim); err == nil || !strings.Contains(err.Error(), fmt.Sprintf(":%d: ", i+1)) {
 			t.Errorf("a span's group edited to 2 followed by its width: %v, want an error naming line %d", err, i+1)
 		}
 

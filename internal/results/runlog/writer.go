@@ -30,6 +30,9 @@ const SyncEvery = 2 * time.Second
 // write is skipped: a run does not stop because its log cannot be written,
 // but it reports it at the end.
 type Writer struct {
+	// lim bounds the results' points (defaultLimits but in this package's
+	// tests): it sizes the spans whose histograms are logged together.
+	lim      limits
 	mu       sync.Mutex
 	f        *os.File
 	path     string
@@ -67,6 +70,12 @@ type Writer struct {
 // directories, and writes its header. h's Type, Format, Version and
 // SchemaVersion are filled in, and RunID when it is empty.
 func Create(path string, h Header) (*Writer, error) {
+	return create(path, h, defaultLimits())
+}
+
+// create is Create with the bounds lim on the points (see limits), which
+// the writer's spans and its builder both follow.
+func create(path string, h Header, lim limits) (*Writer, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("creating run log %s: %w", path, err)
 	}
@@ -77,7 +86,7 @@ func Create(path string, h Header) (*Writer, error) {
 	}
 
 	w := &Writer{
-		f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, feed: newFeeder(path),
+		f: f, path: path, lastSync: time.Now(), described: map[int]bool{}, lim: lim, feed: newFeeder(path, lim),
 		spans: map[int]*span{}, blocks: map[int]bool{},
 	}
 	h.Type, h.Format, h.Version, h.SchemaVersion = typeHeader, Format, Version, result.SchemaVersion
@@ -151,7 +160,7 @@ func (w *Writer) Interval(phase, index int, iv metrics.Interval, svc *metrics.In
 	if sp == nil {
 		width := 1
 		if !w.blocks[phase] {
-			width = spanWidth(index, max(w.feed.group(phase), countGroup(index, Points(len(iv.Ops)))))
+			width = spanWidth(index, max(w.feed.group(phase), countGroup(index, w.lim.points(len(iv.Ops)))))
 		}
 
 		sp = &span{first: index, width: width}

@@ -11,10 +11,44 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// phaseName is a concurrency-safe phase name for Config.Phase.
+// phaseName is a concurrency-safe phase name for Config.Phase. The
+// sampler calls Phase at the start of every sample, so the calls also tell
+// the test how far sampling has gone, without sleeping on the clock.
 type phaseName struct {
-	mu   sync.Mutex
-	name string
+	mu    sync.Mutex
+	name  string
+	calls int
+	// called is signalled (without blocking) at each call.
+	called chan struct{}
+}
+
+func newPhaseName(name string) *phaseName {
+	return &phaseName{name: name, called: make(chan struct{}, 1)}
+}
+
+// waitCalls waits until Phase was called at least n times in all, or
+// fails the test after a generous deadline (a hang guard, not a speed
+// limit).
+func (p *phaseName) waitCalls(t *testing.T, n int) {
+	t.Helper()
+
+	deadline := time.After(2 * time.Minute)
+
+	for {
+		p.mu.Lock()
+		calls := p.calls
+		p.mu.Unlock()
+
+		if calls >= n {
+			return
+		}
+
+		select {
+		case <-p.called:
+		case <-deadline:
+			t.Fatalf("the sampler started %d samples, want %d", calls, n)
+		}
+	}
 }
 
 func (p *phaseName) set(name string) {
@@ -27,6 +61,13 @@ func (p *phaseName) set(name string) {
 func (p *phaseName) get() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+
+	p.calls++
+
+	select {
+	case p.called <- struct{}{}:
+	default:
+	}
 
 	return p.name
 }
@@ -53,10 +94,7 @@ func TestSamplerEmbeddedFerretDB(t *testing.T) {
 			workers := connect(t, e, e.MaxPoolSize())
 			sampling := connect(t, e, 2)
 
-			var phase phaseName
-			phase.set("load")
-
-			began := time.Now()
+			phase := newPhaseName("load")
 
 			s := Start(t.Context(), Config{
 				Client:      sampling,
@@ -78,11 +116,23 @@ func TestSamplerEmbeddedFerretDB(t *testing.T) {
 					t.Fatalf("InsertMany: %v", err)
 				}
 
-				time.Sleep(30 * time.Millisecond)
+				// Samples in between the inserts: the sampler started
+				// one more after every fourth batch (the first call was
+				// the baseline's, in Start).
+				if b := i/batch + 1; b%4 == 0 {
+					phase.waitCalls(t, 1+b/4)
+				}
 			}
 
+			// Two more samples started in the read phase: the sampler
+			// starts a sample only after recording the one before, so at
+			// least one sample of the loop is recorded besides the
+			// baseline and Stop's final sample.
 			phase.set("read")
-			time.Sleep(time.Until(began.Add(600 * time.Millisecond)))
+			phase.mu.Lock()
+			n := phase.calls
+			phase.mu.Unlock()
+			phase.waitCalls(t, n+2)
 
 			res := s.Stop()
 
