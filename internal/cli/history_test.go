@@ -41,8 +41,8 @@ func historyRuns(t *testing.T, srv *wiretest.Server, dir, name string, from, n i
 // planted step, large so that a loaded machine's scheduling delays, which
 // reach several milliseconds in a p99 of 40 operations, cannot blur it),
 // and beside them an unchanged series of 8 runs at 5ms (a different
-// recordcount, so a series of its own). history must put the change at the
-// first slow run in p50 and p99, name its file and label, and
+// recordcount, so a series of its own). history must put the change in p50
+// at the first slow run, name its file and label, and
 // --fail-on-regression must fail on the stepped series and pass when the
 // gate allows more than the step.
 func TestHistoryFindsPlantedStep(t *testing.T) {
@@ -135,7 +135,10 @@ func TestHistoryFindsPlantedStep(t *testing.T) {
 		}
 
 		for _, m := range s.Metrics {
-			if m.Operation != "read" || (m.Metric != "p50" && m.Metric != "p99") {
+			// p50 is what the test server sets (1ms, then 30ms); a p99
+			// of 40 operations is the second slowest, and a loaded
+			// machine's delays move it a run either way of the step.
+			if m.Operation != "read" || m.Metric != "p50" {
 				continue
 			}
 
@@ -148,20 +151,17 @@ func TestHistoryFindsPlantedStep(t *testing.T) {
 				continue
 			}
 
-			// The planted change must be found where it is. Its size is
-			// asserted on p50 (30×, from the server's delay); a p99 of 40
-			// operations also holds the loaded machine's scheduling
-			// delays, which can reach the slow runs' level, so there only
-			// the place and the direction are asserted.
+			// The planted change must be found where it is, at its size,
+			// and nothing of its size elsewhere.
 			found := false
 
 			for _, c := range m.ChangePoints {
 				at := c.Run == want && filepath.Base(c.File) == "step-09.json" && c.Label == "v2" && c.Worse
 
 				switch {
-				case at && (m.Metric != "p50" || c.Ratio >= 3):
+				case at && c.Ratio >= 3:
 					found = true
-				case m.Metric == "p50" && !at && (c.Ratio >= 3 || c.Ratio <= 1.0/3):
+				case c.Ratio >= 3 || c.Ratio <= 1.0/3:
 					t.Errorf("stepped series, p50: a change of the planted size elsewhere: %+v", c)
 				}
 			}
