@@ -11,8 +11,6 @@ import (
 // own stack, the trials of the external stacks record their stack, and the
 // matrix has its verdicts.
 func TestRunClientMatrix(t *testing.T) {
-	t.Parallel()
-
 	requireStack(t, "node-driver")
 	requireStack(t, "python-pymongo")
 

@@ -22,8 +22,6 @@ import (
 // --keep-db) is removed by the next run; a user's collection named like a
 // workload collection is refused, by name, and left alone.
 func TestRunAllowExistingRepeatable(t *testing.T) {
-	t.Parallel()
-
 	const db = "mongobench_cli_small" // testdata/small.yaml's database
 
 	e := startServer(t)

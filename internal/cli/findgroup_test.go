@@ -17,8 +17,6 @@ import (
 // a number of operations, so that every operation is measured however slow
 // the machine.
 func TestRunFindingsGrouped(t *testing.T) {
-	t.Parallel()
-
 	if testing.Short() {
 		t.Skip("starts an embedded FerretDB")
 	}

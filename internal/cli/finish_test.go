@@ -37,8 +37,6 @@ operations:
 // that is consistent (result.Check), holds the logged intervals, and that
 // report, report --csv and compare read.
 func TestKilledRunFinished(t *testing.T) {
-	t.Parallel()
-
 	if testing.Short() {
 		t.Skip("builds the binary and runs it end to end")
 	}

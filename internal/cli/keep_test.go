@@ -107,8 +107,6 @@ func manyOpsWorkload() string {
 // whose main phase has at most runlog.Points(200) points, and whose counts
 // are those finish rebuilds from the run log; report reads it.
 func TestInterruptedLongRunKeepsResults(t *testing.T) {
-	t.Parallel()
-
 	if testing.Short() {
 		t.Skip("builds the binary and runs it end to end")
 	}
@@ -202,8 +200,6 @@ operations:
 // directory is there (its trials would be lost); a comparison that ends
 // removes its directory.
 func TestKilledComparisonFinished(t *testing.T) {
-	t.Parallel()
-
 	if testing.Short() {
 		t.Skip("builds the binary and runs it end to end")
 	}

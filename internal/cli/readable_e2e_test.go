@@ -19,8 +19,6 @@ import (
 // command, in-process: Check finds nothing wrong, compare compares it,
 // report writes a page and report --csv writes CSV files with rows.
 func TestEveryResultsFileReadable(t *testing.T) {
-	t.Parallel()
-
 	if testing.Short() {
 		t.Skip("runs every bundled workload on an embedded FerretDB")
 	}

@@ -15,8 +15,6 @@ import (
 // TestStudiesSmoke runs every study end to end on the embedded default at
 // its smallest size, as the CI smoke test of the study library.
 func TestStudiesSmoke(t *testing.T) {
-	t.Parallel()
-
 	if testing.Short() {
 		t.Skip("runs every study on an embedded FerretDB")
 	}
