@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/results/result"
-	"github.com/mongobench/mongobench/internal/stats/metrics"
 	"github.com/mongobench/mongobench/internal/stats/threshold"
 	vd "github.com/mongobench/mongobench/internal/stats/verdict"
 )
@@ -159,7 +159,7 @@ func loadOne(ctx context.Context, path string) (Run, string, error) {
 	}
 
 	switch {
-	case res.Matrix != nil || res.Target.Kind == result.KindMatrix:
+	case res.Kind() == result.KindMatrix:
 		return Run{}, "a matrix file: its trials are not one run", nil
 	case res.Status != result.StatusCompleted:
 		return Run{}, "the run did not complete (" + res.Status + ")", nil
@@ -394,7 +394,7 @@ func noiseOf(p *result.Phase, op string, m threshold.Metric) float64 {
 		}
 	}
 
-	med := median(vals)
+	med := vd.Median(vals)
 	if len(vals) < 3 || med == 0 {
 		return math.NaN()
 	}
@@ -404,58 +404,23 @@ func noiseOf(p *result.Phase, op string, m threshold.Metric) float64 {
 		dev[i] = math.Abs(v - med)
 	}
 
-	return median(dev) / math.Abs(med)
+	return vd.Median(dev) / math.Abs(med)
 }
 
-// opValue is metric m of one operation's measurements over seconds.
+// opValue is metric m of one operation's measurements over seconds
+// (analysis.MetricValue), NaN where there is none: also a throughput
+// without a duration, which the operation's own ops/s would hide.
 func opValue(o result.Operation, seconds float64, m threshold.Metric) float64 {
-	var failed int64
-	for _, n := range o.Errors {
-		failed += n
-	}
-
-	switch {
-	case m.Kind == threshold.Throughput:
-		if seconds <= 0 {
-			return math.NaN()
-		}
-
-		return float64(o.Count) / seconds
-	case m.Kind == threshold.ErrorRate:
-		if o.Count+failed == 0 {
-			return math.NaN()
-		}
-
-		return 100 * float64(failed) / float64(o.Count+failed)
-	case o.Count == 0:
+	if m.Kind == threshold.Throughput && seconds <= 0 {
 		return math.NaN()
 	}
 
-	l := o.LatencyUS
-
-	switch {
-	case m.Kind == threshold.Mean:
-		return l.Mean
-	case m.Kind == threshold.Max:
-		return l.Max
-	case m.Percent == 50:
-		return l.P50
-	case m.Percent == 90:
-		return l.P90
-	case m.Percent == 95:
-		return l.P95
-	case m.Percent == 99:
-		return l.P99
-	case m.Percent == 99.9:
-		return l.P999
-	}
-
-	h, err := metrics.DecodeHistogram(o.Histogram)
-	if err != nil {
+	v, ok := analysis.MetricValue(o, seconds, m)
+	if !ok {
 		return math.NaN()
 	}
 
-	return float64(h.ValueAtQuantile(m.Percent))
+	return v
 }
 
 // detect finds the change points of the metric's values, leaving out runs
@@ -504,7 +469,7 @@ func (mt *Metric) detect(runs []Run, opts Options) {
 			ratio, rlo, rhi = vs[1].Ratio, vs[1].RatioLo, vs[1].RatioHi
 		}
 
-		b, a := median(before), median(after)
+		b, a := vd.Median(before), vd.Median(after)
 		run := runs[idx[cp.Index]]
 
 		mt.Changes = append(mt.Changes, Change{
@@ -513,22 +478,6 @@ func (mt *Metric) detect(runs []Run, opts Options) {
 			Worse: (a > b) == mt.m.HigherIsWorse(),
 		})
 	}
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-
-	if n%2 == 1 {
-		return s[n/2]
-	}
-
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // Regression is a change for the worse that the newest runs start.

@@ -2,7 +2,6 @@ package calibrate
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,32 +70,6 @@ func TestBinomUpper(t *testing.T) {
 	for _, tt := range tests {
 		if got := binomUpper(tt.n, tt.k, tt.p); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("P(Binomial(%d, %v) ≥ %d) = %v, want %v", tt.n, tt.p, tt.k, got, tt.want)
-		}
-	}
-}
-
-func TestMedian(t *testing.T) {
-	t.Parallel()
-
-	if got := median(nil); !math.IsNaN(got) {
-		t.Errorf("median of nothing = %v, want NaN", got)
-	}
-
-	for _, tt := range []struct {
-		xs   []float64
-		want float64
-	}{
-		{[]float64{3}, 3},
-		{[]float64{3, 1, 2}, 2},
-		{[]float64{4, 1, 3, 2}, 2.5},
-	} {
-		in := append([]float64(nil), tt.xs...)
-		if got := median(tt.xs); got != tt.want {
-			t.Errorf("median(%v) = %v, want %v", tt.xs, got, tt.want)
-		}
-
-		if !slices.Equal(in, tt.xs) {
-			t.Errorf("median reordered its argument: %v, was %v", tt.xs, in)
 		}
 	}
 }

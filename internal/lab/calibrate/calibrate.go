@@ -269,7 +269,7 @@ func Run(ctx context.Context, cfg Config, progress Progress) (*Report, error) {
 	}
 
 	for _, effect := range cfg.Effects {
-		pw, err := c.power(ctx, uriA, effect, median(p50s), progress)
+		pw, err := c.power(ctx, uriA, effect, verdict.Median(p50s), progress)
 		rep.Power = append(rep.Power, pw)
 
 		if err != nil {
@@ -330,7 +330,7 @@ func (c *calibration) power(ctx context.Context, uriA string, effect, p50 float6
 		found, ratio := plantedFound(m, cfg.Judging)
 		pw.Found.Add(found)
 		ratios = append(ratios, ratio)
-		pw.Ratio = median(ratios)
+		pw.Ratio = verdict.Median(ratios)
 
 		progress("A/B +%.0f%% %d/%d: p50 %.2f× (%s)\n", 100*effect, e+1, cfg.AB, ratio,
 			map[bool]string{true: "found", false: "missed"}[found])
@@ -622,17 +622,4 @@ func binomUpper(n, k int, p float64) float64 {
 	}
 
 	return sum
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-
-	s := slices.Sorted(slices.Values(xs))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

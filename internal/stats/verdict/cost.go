@@ -111,7 +111,7 @@ func (d *Cost) paired(v, ref *variant, alpha float64) bool {
 	}
 
 	slices.Sort(diffs)
-	d.Estimate = median(diffs)
+	d.Estimate = Median(diffs)
 	d.P = signTestP(diffs)
 
 	k := signCritical(len(diffs), alpha)

@@ -472,11 +472,11 @@ func collect(samples []Sample, opts Options) []*variant {
 	for _, v := range vs {
 		v.rounds = make(map[int]float64, len(v.byRnd))
 		for r, xs := range v.byRnd {
-			v.rounds[r] = median(xs)
+			v.rounds[r] = Median(xs)
 		}
 
 		sorted := slices.Sorted(slices.Values(v.values))
-		v.median = median(sorted)
+		v.median = Median(sorted)
 		v.lo, v.hi = medianCI(sorted, opts.Alpha)
 	}
 
@@ -488,12 +488,16 @@ func usable(x float64) bool {
 	return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 0
 }
 
-// median returns the median of xs (not modified), which must not be empty.
-func median(xs []float64) float64 {
+// Median returns the median of xs (not modified); NaN when xs is empty.
+func Median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 
 	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+
 	if n%2 == 1 {
 		return s[n/2]
 	}
@@ -721,7 +725,7 @@ func pairedLogRatio(v, ref *variant, alpha float64) estimate {
 	}
 
 	slices.Sort(d)
-	e.theta = median(d)
+	e.theta = Median(d)
 	e.p = signTestP(d)
 
 	k := signCritical(len(d), alpha)

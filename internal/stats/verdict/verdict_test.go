@@ -330,9 +330,9 @@ func TestUnpairedMatchesPairwiseDefinition(t *testing.T) {
 		v := byName(t, CompareTo(s, "x", LowerIsBetter, unpaired), "y")
 
 		close := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-		if !close(math.Log(v.Ratio), median(d)) || !close(math.Log(v.RatioLo), d[k-1]) || !close(math.Log(v.RatioHi), d[len(d)-k]) {
+		if !close(math.Log(v.Ratio), Median(d)) || !close(math.Log(v.RatioLo), d[k-1]) || !close(math.Log(v.RatioHi), d[len(d)-k]) {
 			t.Errorf("trial %d (%d×%d, k=%d): got %v [%v, %v], want %v [%v, %v]", trial, m, n, k,
-				v.Ratio, v.RatioLo, v.RatioHi, math.Exp(median(d)), math.Exp(d[k-1]), math.Exp(d[len(d)-k]))
+				v.Ratio, v.RatioLo, v.RatioHi, math.Exp(Median(d)), math.Exp(d[k-1]), math.Exp(d[len(d)-k]))
 		}
 	}
 }
