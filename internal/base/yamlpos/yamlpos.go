@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -46,11 +48,35 @@ func (e *Error) Error() string {
 	}
 
 	if e.Path != "" {
-		b.WriteString(e.Path)
+		b.WriteString(oneLine(e.Path))
 		b.WriteString(": ")
 	}
 
-	b.WriteString(e.Msg)
+	b.WriteString(oneLine(e.Msg))
+
+	return b.String()
+}
+
+// oneLine escapes the control characters a message can carry from its
+// input (a YAML tag may hold a percent-encoded newline, a key a tab), so
+// that every message stays one line, however the value got into it.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+
+	var b strings.Builder
+
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+
+			continue
+		}
+
+		b.WriteRune(r)
+	}
 
 	return b.String()
 }
