@@ -7,7 +7,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/base/blocked"
 )
 
 // TestReadersStopOnSignal runs validate, report and compare on a pipe that
@@ -59,8 +62,9 @@ func TestReadersStopOnSignal(t *testing.T) {
 			r := newCLIRun(cmdArgs...)
 			done := r.start()
 
-			// The command is blocked on the pipe by now, or will be.
-			time.Sleep(200 * time.Millisecond)
+			// The signal is sent once the command is blocked reading
+			// its input (the pipe's writer stays silent).
+			blocked.In(t, "inputfile.ReadLimit", 10*time.Second)
 			r.signals <- syscall.SIGTERM
 
 			code := r.wait(t, done, 10*time.Second)
@@ -182,21 +186,29 @@ func TestStopIsBounded(t *testing.T) {
 
 // TestStopWithinBoundDoesNotExit interrupts a command that returns in
 // time: no forced exit follows, even after the bound.
+//
+// It runs in a synctest bubble: the bubble's clock moves only when every
+// goroutine in it is blocked, so the sleep past the bound below is exact
+// and instant, and synctest.Wait makes sure the signal watcher has done
+// whatever it was going to do before the exit codes are read.
 func TestStopWithinBoundDoesNotExit(t *testing.T) {
-	r := newCLIRun()
-	r.st.steps.limit = 100 * time.Millisecond
+	synctest.Test(t, func(t *testing.T) {
+		r := newCLIRun()
+		r.st.steps.limit = 100 * time.Millisecond
 
-	ctx, stop := interruptContext(r.st)
-	r.signals <- os.Interrupt
-	<-ctx.Done()
-	stop()
-	stop() // twice is harmless
+		ctx, stop := interruptContext(r.st)
+		r.signals <- os.Interrupt
+		<-ctx.Done()
+		stop()
+		stop() // twice is harmless
 
-	time.Sleep(300 * time.Millisecond)
+		time.Sleep(3 * r.st.steps.limit) // the bubble's clock: past the bound
+		synctest.Wait()
 
-	if codes := r.exitCodes(); len(codes) > 0 {
-		t.Errorf("Exit called with %v after the command returned", codes)
-	}
+		if codes := r.exitCodes(); len(codes) > 0 {
+			t.Errorf("Exit called with %v after the command returned", codes)
+		}
+	})
 }
 
 // TestStopIsBoundedWithoutStep is TestStopIsBounded for a command that

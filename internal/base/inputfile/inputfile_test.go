@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/base/blocked"
 	"github.com/mongobench/mongobench/internal/base/inputfile"
 )
 
@@ -159,7 +160,10 @@ func TestReadFIFOStopsOnCancel(t *testing.T) {
 				defer w.Close()
 			}
 
-			time.Sleep(100 * time.Millisecond)
+			// The read cannot finish without the cancel, whatever
+			// point it has reached; waiting until it is blocked makes
+			// the cancel cut a blocked open or read, as named.
+			blocked.In(t, "inputfile.ReadLimit", bound)
 			cancel()
 
 			select {
