@@ -35,7 +35,7 @@ func recordedPhase(t *testing.T, name string) result.Phase {
 
 	reg.Tick(start.Add(2 * time.Second))
 
-	p, err := result.PhaseFromRegistry(name, 0, reg)
+	p, err := result.NewPhase(name, 0, reg.Intervals())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ type compareRun struct {
 }
 
 // writeCompareRun records a run phase (20 intervals by default) with real histograms
-// through metrics.Registry and result.PhaseFromRegistry, writes it to path
+// through metrics.Registry and result.NewPhase, writes it to path
 // and checks that the file is consistent.
 func writeCompareRun(t *testing.T, path string, run compareRun) {
 	t.Helper()
@@ -69,7 +69,7 @@ func writeCompareRun(t *testing.T, path string, run compareRun) {
 		reg.Tick(start.Add(time.Duration(n+1) * time.Second))
 	}
 
-	phase, err := result.PhaseFromRegistry(result.PhaseRun, time.Second, reg)
+	phase, err := result.NewPhase(result.PhaseRun, time.Second, reg.Intervals())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func waitForChild(t *testing.T, exited <-chan error, stderr *bytes.Buffer, what 
 }
 
 // manyOpsWorkload has 200 operations, so that its results keep
-// runlog.Points(200) = 60 points, and runs for ten minutes unless stopped.
+// runlog.MaxIntervals = 60 points, and runs for ten minutes unless stopped.
 func manyOpsWorkload() string {
 	var b strings.Builder
 
@@ -104,7 +104,7 @@ func manyOpsWorkload() string {
 // operations once its run log holds 130 intervals, more than twice the
 // points its results keep: the run exits with code 1 after writing a
 // results file of status interrupted that is consistent (result.Check),
-// whose main phase has at most runlog.Points(200) points, and whose counts
+// whose main phase has at most runlog.MaxIntervals points, and whose counts
 // are those finish rebuilds from the run log; report reads it.
 func TestInterruptedLongRunKeepsResults(t *testing.T) {
 	if testing.Short() {
@@ -163,8 +163,9 @@ func TestInterruptedLongRunKeepsResults(t *testing.T) {
 		t.Fatalf("status %q, main phase %v; want interrupted with 200 operations", res.Status, main != nil)
 	}
 
-	if n := len(main.Intervals); n > runlog.Points(200) || n < 2 {
-		t.Errorf("%d interval points, want 2 to %d", n, runlog.Points(200))
+	// At most PointCells operation entries in all the points.
+	if n, most := len(main.Intervals), runlog.PointCells/len(main.Operations); n > most || n < 2 {
+		t.Errorf("%d interval points, want 2 to %d", n, most)
 	}
 
 	built, err := runlog.Build(context.Background(), logPath)

@@ -21,7 +21,7 @@ import (
 func checkResult(t *testing.T, res *PhaseResult) result.Phase {
 	t.Helper()
 
-	p, err := result.PhaseFromRegistry(result.PhaseRun, 0, res.Registry)
+	p, err := result.NewPhase(result.PhaseRun, 0, res.Registry.Intervals())
 	if err != nil {
 		t.Fatal(err)
 	}

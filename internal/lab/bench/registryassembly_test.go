@@ -46,7 +46,7 @@ func convertPhase(pr *runner.PhaseResult) (result.Phase, error) {
 		name = result.PhaseLoad + ":" + strings.TrimPrefix(name, "load_")
 	}
 
-	p, err := result.PhaseFromRegistry(name, pr.Phase.Warmup, pr.Registry)
+	p, err := result.NewPhase(name, pr.Phase.Warmup, pr.Registry.Intervals())
 	if err != nil {
 		return p, err
 	}

@@ -2,7 +2,6 @@ package result
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,16 +50,6 @@ func Encode(w io.Writer, r *Result) error {
 		return err
 	}
 	return bw.Flush()
-}
-
-// Marshal returns the content WriteFile writes, for callers that send the
-// results elsewhere (standard output with `run -o -`).
-func Marshal(r *Result) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := Encode(&buf, r); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 // compact is the results as masked compact JSON, the one copy of them

@@ -428,15 +428,6 @@ func NewPhase(name string, warmup time.Duration, intervals iter.Seq2[metrics.Int
 	return p, nil
 }
 
-// PhaseFromRegistry builds a phase from everything reg recorded. Call it
-// once the phase is over (after its final Tick); see NewPhase.
-func PhaseFromRegistry(name string, warmup time.Duration, reg *metrics.Registry) (Phase, error) {
-	if reg == nil {
-		return Phase{}, fmt.Errorf("phase %q: nil registry", name)
-	}
-	return NewPhase(name, warmup, reg.Intervals())
-}
-
 // AddPhase appends p to the result and refreshes Operations from the main
 // phase.
 func (r *Result) AddPhase(p Phase) {

@@ -98,7 +98,7 @@ func buildResult(t *testing.T) *Result {
 		{PhaseLoad, 0, load},
 		{PhaseRun, time.Second, run},
 	} {
-		phase, err := PhaseFromRegistry(p.name, p.warmup, p.reg)
+		phase, err := NewPhase(p.name, p.warmup, p.reg.Intervals())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -531,9 +531,6 @@ func TestNewPhaseEdgeCases(t *testing.T) {
 				t.Errorf("Check: %v", errs)
 			}
 		})
-	}
-	if _, err := PhaseFromRegistry("run", 0, nil); err == nil {
-		t.Error("PhaseFromRegistry(nil) succeeded")
 	}
 }
 

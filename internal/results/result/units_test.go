@@ -33,7 +33,7 @@ func unitResult(t *testing.T, n, failed int) *Result {
 
 	reg.Tick(t0.Add(time.Second))
 
-	p, err := PhaseFromRegistry(PhaseRun, 0, reg)
+	p, err := NewPhase(PhaseRun, 0, reg.Intervals())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,9 +91,6 @@ type Builder struct {
 	prevEnd map[int]time.Time
 }
 
-// NewBuilder returns a Builder that has read nothing.
-func NewBuilder() *Builder { return newBuilder(defaultLimits()) }
-
 // newBuilder returns a Builder whose points are bounded by lim.
 func newBuilder(lim limits) *Builder { return &Builder{lim: lim} }
 
