@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -19,9 +20,48 @@ type Sides struct {
 	// Refused are the files read that cannot be a side or a run of one,
 	// each error naming its file.
 	Refused []error
-	// Warnings are one-line remarks: a run of another workload than its
-	// side's first run, a side of another workload than the baseline.
+	// Warnings are one-line remarks: a file that looks inconsistent or
+	// did not complete, a run of another workload than its side's first
+	// run, a side of another workload than the baseline.
 	Warnings []string
+	// Unread are the files that could not be read, each error naming its
+	// file; Tried counts every file tried, read or not.
+	Unread []error
+	Tried  int
+}
+
+// ReadSides reads the sides of `compare ARG...`: each argument's files
+// (result.ReadAll; a directory is listed, a comma-separated list is
+// repeated runs) become one side. The error is a failure to read at all
+// (an interrupt, a directory that cannot be listed); files that cannot be
+// read or compared are in Unread and Refused, for Complete to judge.
+func ReadSides(ctx context.Context, args []string) (*Sides, error) {
+	s := &Sides{}
+
+	for _, arg := range args {
+		read, err := result.ReadAll(ctx, SidePaths(arg), result.ReadOptions{Dirs: true})
+		if err != nil {
+			return nil, err
+		}
+
+		s.Tried += read.Total
+		s.Unread = append(s.Unread, read.Errors...)
+		s.Warnings = append(s.Warnings, read.Warnings...)
+		s.Add(arg, read.Files)
+	}
+
+	return s, nil
+}
+
+// Complete refuses a comparison in which some file could not be read or
+// cannot be a side: a comparison of what remains would silently drop a
+// run the user asked for.
+func (s *Sides) Complete() error {
+	if bad := len(s.Unread) + len(s.Refused); bad > 0 {
+		return fmt.Errorf("%d of %d results files could not be read; nothing compared", bad, s.Tried)
+	}
+
+	return nil
 }
 
 // SidePaths lists the paths of one side argument: the files of a

@@ -1,6 +1,9 @@
 package analysis
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -114,5 +117,51 @@ func TestSidesCheck(t *testing.T) {
 	err := s.Check()
 	if err == nil || !strings.Contains(err.Error(), "c.json") || !strings.Contains(err.Error(), "no operation in common") {
 		t.Errorf("no common operation: %v", err)
+	}
+}
+
+// TestReadSides reads real files: a directory side and a list side are
+// read, a file that is no results file is named in Unread, and Complete
+// then refuses the comparison, counting every file tried.
+func TestReadSides(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, r *result.Result) string {
+		path := filepath.Join(dir, name)
+		if err := result.WriteFile(path, r); err != nil {
+			t.Fatal(err)
+		}
+
+		return path
+	}
+
+	a := write("a.json", sidesRun("w", "get"))
+	b1 := write("b1.json", sidesRun("w", "get"))
+	b2 := write("b2.json", sidesRun("w", "get"))
+
+	s, err := ReadSides(context.Background(), []string{a, b1 + "," + b2})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if len(s.Files) != 2 || s.Tried != 3 || len(s.Unread) != 0 || s.Complete() != nil {
+		t.Fatalf("sides %d, tried %d, unread %v, complete %v; want 2 sides of 3 files, all read", len(s.Files), s.Tried, s.Unread, s.Complete())
+	}
+
+	junk := filepath.Join(dir, "junk.json")
+	if err := os.WriteFile(junk, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = ReadSides(context.Background(), []string{a, b1 + "," + junk})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if len(s.Unread) != 1 || !strings.Contains(s.Unread[0].Error(), junk) {
+		t.Fatalf("unread %v, want the junk file named", s.Unread)
+	}
+
+	if err := s.Complete(); err == nil || !strings.Contains(err.Error(), "1 of 3 results files could not be read") {
+		t.Fatalf("Complete() = %v, want 1 of 3 unread", err)
 	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mongobench/mongobench/clients"
 	"github.com/mongobench/mongobench/internal/engine/client"
-	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // newClientsCommand is `mongobench clients`: the client stacks, their
@@ -190,21 +189,4 @@ func profilePrefix(st *State, name string, f *runFlags) (string, error) {
 	}
 
 	return abs, nil
-}
-
-// throughClient names the external client stack of a run for the table's
-// title ("… through node-mongoose (mongoose 8.24.10)"); empty for the Go
-// engine.
-func throughClient(c *result.Client) string {
-	if c == nil {
-		return ""
-	}
-
-	out := " through " + c.Stack
-
-	if lib, v := client.TitleVersion(c.Versions); v != "" {
-		return out + " (" + lib + " " + v + ")"
-	}
-
-	return out
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
@@ -10,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/analysis"
-	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
@@ -128,10 +126,26 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 		return err
 	}
 
-	files, err := readCompareFiles(ctx, st, paths)
+	sides, err := analysis.ReadSides(ctx, paths)
 	if err != nil {
-		return err
+		return failed("%v", err)
 	}
+
+	printUnread(st, sides.Unread)
+	printUnread(st, sides.Refused)
+
+	if err := sides.Complete(); err != nil {
+		return badInput("%v", err)
+	}
+
+	err = sides.Check()
+	printWarnings(st, sides.Warnings)
+
+	if err != nil {
+		return badInput("%v", err)
+	}
+
+	files := sides.Files
 
 	ops := analysis.AddGateRows(files, analysis.CompareOperations(files, judging), gates, judging)
 
@@ -165,44 +179,4 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 	}
 
 	return nil
-}
-
-// readCompareFiles reads every side with result.ReadAll, which prints each
-// file that cannot be read and warns about files that look inconsistent or
-// did not complete; analysis.Sides assembles the sides and says which
-// files cannot be compared.
-func readCompareFiles(ctx context.Context, st *State, args []string) ([]*analysis.File, error) {
-	var sides analysis.Sides
-
-	bad, total := 0, 0
-
-	for _, arg := range args {
-		read, err := readResultsFiles(ctx, st, analysis.SidePaths(arg), result.ReadOptions{Dirs: true})
-		if err != nil {
-			return nil, err
-		}
-
-		total += read.Total
-		bad += len(read.Errors)
-
-		sides.Add(arg, read.Files)
-	}
-
-	printUnread(st, sides.Refused)
-
-	if bad += len(sides.Refused); bad > 0 {
-		return nil, badInput("%d of %d results files could not be read; nothing compared", bad, total)
-	}
-
-	err := sides.Check()
-
-	for _, w := range sides.Warnings {
-		fmt.Fprintln(st.Stderr, "Warning: "+w)
-	}
-
-	if err != nil {
-		return nil, badInput("%v", err)
-	}
-
-	return sides.Files, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mongobench/mongobench/internal/engine/client"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/analysis/finish"
@@ -47,7 +49,7 @@ logged, and the merged file then says which shard was incomplete.`,
 				return badInput("merge needs -o FILE (the merged results file, - for standard output)")
 			}
 
-			return mergeFiles(st, args, out)
+			return runMerge(st, args, out)
 		},
 	}
 
@@ -67,8 +69,8 @@ func readResultOrRunLog(ctx context.Context, path string) (*result.Result, error
 	return result.Read(ctx, path)
 }
 
-// mergeFiles is `mongobench merge`.
-func mergeFiles(st *State, paths []string, out string) error {
+// runMerge is `mongobench merge`: read, merge (package merge), finish (analysis/finish), write and print.
+func runMerge(st *State, paths []string, out string) error {
 	ctx, stop := interruptContext(st)
 	defer stop()
 
@@ -97,7 +99,7 @@ func mergeFiles(st *State, paths []string, out string) error {
 		return badInput("%v; nothing written", files.Err())
 	}
 
-	printReadWarnings(st, files)
+	printWarnings(st, files.Warnings)
 
 	inputs := make([]merge.Input, 0, len(files.Files))
 	for _, f := range files.Files {
@@ -151,7 +153,7 @@ func mergeFiles(st *State, paths []string, out string) error {
 	// The table first: a write that fails (a full disk) still shows the
 	// merged figures.
 	fmt.Fprintf(w, "Merged %d shards of %s (%d workers in all)\n", merged.Merged.Count, merged.Workload.Name, merged.Concurrency)
-	report.WriteSummary(w, merged, throughClient(merged.Client))
+	report.WriteSummary(w, merged, client.Through(merged.Client))
 	printThresholds(w, merged.Thresholds)
 
 	if err := writeResults(st, out, merged); err != nil {

@@ -21,7 +21,7 @@ func readResultsFiles(ctx context.Context, st *State, paths []string, opts resul
 	}
 
 	printUnread(st, files.Errors)
-	printReadWarnings(st, files)
+	printWarnings(st, files.Warnings)
 
 	return files, nil
 }
@@ -33,9 +33,9 @@ func printUnread(st *State, errs []error) {
 	}
 }
 
-// printReadWarnings prints the warnings about the files that were read.
-func printReadWarnings(st *State, files *result.Files) {
-	for _, w := range files.Warnings {
+// printWarnings prints warnings, one line each.
+func printWarnings(st *State, warnings []string) {
+	for _, w := range warnings {
 		fmt.Fprintln(st.Stderr, "Warning: "+w)
 	}
 }

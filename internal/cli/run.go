@@ -352,7 +352,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	// The table first: a write that fails (a full disk) still shows
 	// what the run measured.
-	report.WriteSummary(tableWriter(st, f), res, throughClient(res.Client))
+	report.WriteSummary(tableWriter(st, f), res, client.Through(res.Client))
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	report.WriteBlocks(tableWriter(st, f), res)

@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 // Go is the default client: mongobench's own engine on the official Go
@@ -162,3 +164,20 @@ func CheckName(name string) error {
 
 // String describes the stack for messages and headers.
 func (s Stack) String() string { return fmt.Sprintf("%s (%s)", s.Name, s.Describe) }
+
+// Through names the external client stack of a run for the table's
+// title ("… through node-mongoose (mongoose 8.24.10)"); empty for the Go
+// engine.
+func Through(c *result.Client) string {
+	if c == nil {
+		return ""
+	}
+
+	out := " through " + c.Stack
+
+	if lib, v := TitleVersion(c.Versions); v != "" {
+		return out + " (" + lib + " " + v + ")"
+	}
+
+	return out
+}

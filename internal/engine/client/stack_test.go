@@ -3,6 +3,8 @@ package client
 import (
 	"slices"
 	"testing"
+
+	"github.com/mongobench/mongobench/internal/results/result"
 )
 
 func TestEveryStackNamesItsLibrary(t *testing.T) {
@@ -65,5 +67,23 @@ func TestTitleVersion(t *testing.T) {
 				t.Errorf("TitleVersion(%v) = %q, %q; want %q, %q", tc.versions, lib, v, tc.wantLib, tc.want)
 			}
 		})
+	}
+}
+
+// TestThrough: the table's title names an external stack and its library's
+// version, nothing for the Go engine, and the stack alone when no library
+// version was reported.
+func TestThrough(t *testing.T) {
+	for _, tc := range []struct {
+		c    *result.Client
+		want string
+	}{
+		{nil, ""},
+		{&result.Client{Stack: "node-mongoose", Versions: map[string]string{"mongodb": "6.16.0", "mongoose": "8.24.10"}}, " through node-mongoose (mongoose 8.24.10)"},
+		{&result.Client{Stack: "python-pymongo"}, " through python-pymongo"},
+	} {
+		if got := Through(tc.c); got != tc.want {
+			t.Errorf("Through(%+v) = %q, want %q", tc.c, got, tc.want)
+		}
 	}
 }
