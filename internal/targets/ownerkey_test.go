@@ -407,3 +407,31 @@ func TestForgedCreatedRecord(t *testing.T) {
 		t.Errorf("orders holds %d documents (%v) after the forged record, want 1", n, err)
 	}
 }
+
+// TestForeignCollectionMessages: a collection listed after mongobench
+// dropped it was made anew (a late write of the run, another client); the
+// message says so instead of calling a collection mongobench made foreign
+// while listing it as dropped.
+func TestForeignCollectionMessages(t *testing.T) {
+	for _, tc := range []struct {
+		e    ForeignCollectionError
+		want string
+	}{
+		{
+			ForeignCollectionError{DB: "d", Collections: []string{"items"}, Action: "drop", Dropped: []string{"items"}},
+			`database "d": "items" reappeared after mongobench dropped it (a late write, or another client, made it anew); not dropping "d"`,
+		},
+		{
+			ForeignCollectionError{DB: "d", Collections: []string{"items", "notes"}, Action: "drop", Dropped: []string{"items"}},
+			`database "d" holds "notes" that mongobench did not create, and "items" made anew after mongobench dropped it; not dropping "d" (dropped mongobench's collections: "items")`,
+		},
+		{
+			ForeignCollectionError{DB: "d", Collections: []string{"notes"}, Action: "drop"},
+			`database "d" holds collection "notes" that mongobench did not create; not dropping "d" (dropped only mongobench's collections: none)`,
+		},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("message\n %q, want\n %q", got, tc.want)
+		}
+	}
+}

@@ -148,6 +148,29 @@ func (e *ForeignCollectionError) Error() string {
 			dropped = quoteList(e.Dropped)
 		}
 
+		// A collection mongobench dropped that is listed again was made
+		// anew after the drop (a late write of the run, or another
+		// client): it is kept, and said so rather than called foreign.
+		var again, other []string
+
+		for _, c := range e.Collections {
+			if slices.Contains(e.Dropped, c) {
+				again = append(again, c)
+			} else {
+				other = append(other, c)
+			}
+		}
+
+		switch {
+		case len(other) == 0:
+			return fmt.Sprintf("database %q: %s reappeared after mongobench dropped it (a late write, or another client, made it anew); not dropping %q",
+				e.DB, quoteList(again), e.DB)
+		case len(again) > 0:
+			what = fmt.Sprintf("%s that mongobench did not create, and %s made anew after mongobench dropped it", quoteList(other), quoteList(again))
+
+			return fmt.Sprintf("database %q holds %s; not dropping %q (dropped mongobench's collections: %s)", e.DB, what, e.DB, dropped)
+		}
+
 		return fmt.Sprintf("database %q holds %s that mongobench did not create; not dropping %q "+
 			"(dropped only mongobench's collections: %s)", e.DB, what, e.DB, dropped)
 	}
