@@ -139,7 +139,7 @@ func Open(ctx context.Context, uri, db string, create bool) (*Store, error) {
 		return nil, err
 	}
 
-	s := &Store{client: client, db: client.Database(name), uri: uri, name: strings.TrimSuffix(redact.URI(uri), "/") + " database " + name}
+	s := &Store{client: client, db: client.Database(name), uri: uri, name: fmt.Sprintf("database %q at %s", name, redact.URI(uri))}
 
 	if err := s.claim(ctx, create); err != nil {
 		_ = s.Close(context.WithoutCancel(ctx))
