@@ -126,8 +126,17 @@ func cmpOr(vals ...string) string {
 // database that holds collections and no store marker is refused
 // (ErrNotAStore). Errors never hold the URI's password.
 func Open(ctx context.Context, uri, db string, create bool) (*Store, error) {
-	// Connect first: it refuses a URI the driver would misread with a
-	// message that holds no part of the password.
+	// A bad database name is said before any server is reached. A URI
+	// that does not parse, or that the driver would misread, is left to
+	// Connect, whose message holds no part of the password.
+	if !redact.Ambiguous(uri) {
+		if _, err := connstring.Parse(uri); err == nil {
+			if _, err := Database(uri, db); err != nil {
+				return nil, err
+			}
+		}
+	}
+
 	client, err := targets.Connect(ctx, uri, targets.ConnectOptions{})
 	if err != nil {
 		return nil, err
