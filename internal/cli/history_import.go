@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -166,6 +167,72 @@ func runHistoryImport(st *State, args []string, f *historyImportFlags) error {
 	}
 
 	fmt.Fprintf(st.Stdout, "imported %d, already present %d (%s)\n", added, present, s.Name())
+
+	return nil
+}
+
+// storeTimeout bounds recording a finished run in the history store.
+const storeTimeout = 2 * time.Minute
+
+// checkHistoryStore refuses a run --history-store whose database cannot be
+// a store before the run starts, not after it.
+func checkHistoryStore(uri string) error {
+	if uri == "" {
+		return nil
+	}
+
+	if _, err := historystore.Database(uri, ""); err != nil {
+		return badInput("--history-store: %s", redact.Error(err, uri))
+	}
+
+	return nil
+}
+
+// recordInHistory adds the finished run to the store uri names (run
+// --history-store): the results file as written (out; "-" for standard
+// output, whose content is result.Marshal's). The file is written already,
+// so a store that fails is said and fails the command, and the run can be
+// imported later.
+func recordInHistory(st *State, uri, out string, res *result.Result) error {
+	if uri == "" {
+		return nil
+	}
+
+	// The run's own interrupt handling is over; the store's operations
+	// are bounded by the connection's server selection timeout, and this.
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+
+	var (
+		data []byte
+		err  error
+	)
+
+	if out == "-" {
+		data, err = result.Marshal(res)
+	} else {
+		data, err = inputfile.Read(ctx, out)
+	}
+
+	if err != nil {
+		return failed("recording the run in the history store: %v", err)
+	}
+
+	s, err := openStore(ctx, uri, "", true)
+	if err != nil {
+		return err
+	}
+
+	defer func() { _ = s.Close(context.Background()) }()
+
+	added, err := s.Add(ctx, out, data)
+	if err != nil {
+		return failed("recording the run in the history store: %s (the results file is written: history import adds it later)", redact.Error(err, uri))
+	}
+
+	if added {
+		fmt.Fprintf(st.Stderr, "Run recorded in the history store (%s)\n", s.Name())
+	}
 
 	return nil
 }

@@ -34,6 +34,7 @@ func TestHistoryStoreBadInput(t *testing.T) {
 		{[]string{"history", "--store-db", "x", dir}, "--store-db needs --store"},
 		{[]string{"history", "--store", "mongodb://127.0.0.1:1/admin"}, "system database"},
 		{[]string{"history", "--store", "mongodb://127.0.0.1:1/a", "--store-db", "b"}, "differ"},
+		{[]string{"run", "../../workloads/ycsb/c.yaml", "--uri", nowhere, "--history-store", "mongodb://127.0.0.1:1/admin"}, "--history-store"},
 	} {
 		code, _, stderr := runMain(t, c.args...)
 		if code != ExitBadInput || !strings.Contains(stderr, c.want) {

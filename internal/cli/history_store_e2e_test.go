@@ -164,6 +164,32 @@ func TestHistoryStoreRoundTrip(t *testing.T) {
 	// the password.
 	expect(ExitFailed, "history", "--store", "mongodb://bench:"+canaryPlain+"@127.0.0.1:1/h?authMechanism=PLAIN&serverSelectionTimeoutMS=300")
 
+	// run --history-store records the finished run, the file as written.
+	recorded := filepath.Join(runs, "step-14.json")
+	r := expect(0, "run", "../../workloads/ycsb/c.yaml", "--uri", stepped.URI(), "--out", recorded, "--quiet",
+		"--no-explain", "--server-stats-interval", "0", "--set", "recordcount=20", "--max-operations", "40",
+		"--label", "v2", "--history-store", uri)
+
+	if !strings.Contains(r.stderr, "Run recorded in the history store") {
+		t.Errorf("run --history-store said nothing of the store:\n%s", r.stderr)
+	}
+
+	written, err := os.ReadFile(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var rec struct {
+		Results string `bson:"results"`
+	}
+	if err := c.Database("team_history").Collection(historystore.RunsCollection).FindOne(t.Context(), bson.D{{Key: "name", Value: recorded}}).Decode(&rec); err != nil {
+		t.Fatalf("the recorded run: %v", err)
+	}
+
+	if rec.Results != string(written) {
+		t.Errorf("the recorded run differs from its results file")
+	}
+
 	for _, r := range outputs {
 		assertNoFragment(t, "stdout of "+strings.Join(r.args, " "), []byte(r.stdout))
 		assertNoFragment(t, "stderr of "+strings.Join(r.args, " "), []byte(r.stderr))
@@ -188,8 +214,8 @@ func TestHistoryStoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if len(stored) != 13 {
-		t.Errorf("%d runs stored, want 13", len(stored))
+	if len(stored) != 14 {
+		t.Errorf("%d runs stored, want 14 (13 imported, 1 recorded by run)", len(stored))
 	}
 
 	for _, d := range stored {

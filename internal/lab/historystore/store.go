@@ -239,11 +239,11 @@ func (s *Store) createRuns(ctx context.Context) error {
 	err := s.db.CreateCollection(ctx, RunsCollection)
 
 	var ce mongo.CommandError
-	if err != nil && !(errors.As(err, &ce) && (ce.Code == 48 || ce.Name == "NamespaceExists")) {
-		return s.errorf("create the %s collection in %s: %w", RunsCollection, s.name, err)
+	if err == nil || (errors.As(err, &ce) && (ce.Code == 48 || ce.Name == "NamespaceExists")) {
+		return nil
 	}
 
-	return nil
+	return s.errorf("create the %s collection in %s: %w", RunsCollection, s.name, err)
 }
 
 // errorf is fmt.Errorf with the driver's error scrubbed of the URI's
