@@ -13,6 +13,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/analysis/history"
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
+	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/stats/threshold"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
@@ -32,13 +33,15 @@ type historyFlags struct {
 	minSize      int
 	recent       int
 	seed         uint64
+	store        string
+	storeDB      string
 }
 
 func newHistoryCommand(st *State) *cobra.Command {
 	var f historyFlags
 
 	c := &cobra.Command{
-		Use:   "history [PATH...]",
+		Use:   "history [PATH... | --store URI]",
 		Short: "Find the runs where performance changed in a series of results files",
 		Long: `history reads results files (files, or directories of them; results/ by
 default) and groups the runs into series: the same workload with the same
@@ -57,6 +60,10 @@ its 95% confidence interval, and the test's p-value.
 +N% or -N%) exits with code 3 when the selected metric's last change point is
 in the direction EXPR names, by more than N%, and starts within the newest
 --recent runs; it says which run it starts at and what the previous level was.
+
+--store URI reads the runs from a history store shared in a MongoDB database
+instead of files ('mongobench history import --store URI PATH...' fills it;
+docs/history.md, "Shared store").
 
 Exit codes: 0 no regression found; 3 a --fail-on-regression condition
 failed; 2 bad input (a flag, a file named that is not a results file); 1
@@ -78,6 +85,9 @@ interrupted.`,
 	fl.IntVar(&f.minSize, "min-size", history.DefaultMinSize, "fewest runs on each side of a change point (at least 2)")
 	fl.IntVar(&f.recent, "recent", 0, "a regression fails only when it starts within the newest N runs (default twice --min-size)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the permutation test's shuffles")
+	fl.StringVar(&f.store, "store", "", "read the runs from the history store in this MongoDB database (see history import) instead of files")
+	fl.StringVar(&f.storeDB, "store-db", "", "the store's database, when the --store URI names none (default mongobench_history)")
+	c.AddCommand(newHistoryImportCommand(st))
 
 	return c
 }
@@ -116,15 +126,20 @@ func runHistory(cmd *cobra.Command, st *State, args []string, f *historyFlags) e
 		extra = append(extra, g.Metric)
 	}
 
-	if len(args) == 0 {
-		args = []string{"results"}
+	src, closeSrc, err := historySource(ctx, args, f.store, f.storeDB)
+	if err != nil {
+		return err
 	}
 
-	runs, skipped, err := history.Load(ctx, args)
+	defer closeSrc()
+
+	runs, skipped, err := history.Load(ctx, src)
 
 	switch {
 	case ctx.Err() != nil:
 		return failed("interrupted while reading results files")
+	case err != nil && f.store != "":
+		return failed("%s", redact.Error(err, f.store))
 	case err != nil:
 		return badInput("%v", err)
 	}

@@ -43,6 +43,7 @@ type runFlags struct {
 	client        string   // --client, overriding run.client
 	clientProfile string   // --client-profile PREFIX
 	label         string   // --label, stored in the results file for history
+	historyStore  string   // --history-store, where a finished run is also recorded
 	shard         shardFlags
 
 	// serverSelection is --server-selection-timeout; zero leaves the
@@ -143,6 +144,10 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 				return err
 			}
 
+			if err := checkHistoryStore(f.historyStore); err != nil {
+				return err
+			}
+
 			if cmd.Flags().Changed("max-operations") && f.maxOps < 1 {
 				return badInput("--max-operations must be > 0")
 			}
@@ -203,6 +208,7 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 		"smallest change a verdict calls a difference, overriding run.min_effect (default 5%; '0%' for none)")
 	fl.StringArrayVar(&f.set, "set", nil, "set a parameter declared in the workload's params block, repeatable: name=value (checked against its type; a secret one is masked in all output)")
 	fl.Int64Var(&f.maxOps, "max-operations", 0, "stop each phase after this many operations, overriding run.max_operations")
+	fl.StringVar(&f.historyStore, "history-store", "", "also record the finished run in the history store in this MongoDB database (see history import)")
 	fl.StringVar(&f.label, "label", "", "name what this run measured (e.g. v0.5.0), stored in the results file with the CI commit id and shown by history")
 	addClientFlags(fl, &f)
 	fl.DurationVar(&f.statsInterval, "server-stats-interval", 5*time.Second,
@@ -269,6 +275,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		if plan.Options.ClientProfile, err = profilePrefix(st, variants[0].Spec.Name, f); err != nil {
 			return err
 		}
+	}
+
+	if plan.Matrix() && f.historyStore != "" {
+		return badInput("--history-store records one run; this run compares variants, targets or rounds, which a history does not take")
 	}
 
 	ro, err := checkRunOutputs(st, path, shardResultsName(w.Spec.Name, shard), plan.Matrix(), f)
@@ -368,6 +378,10 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 
 	resultsWritten(st, out)
 	fmt.Fprintf(st.Stderr, "Run log written to %s\n", plan.Options.RunLog)
+
+	if err := recordInHistory(st, f.historyStore, out, res); err != nil {
+		return err
+	}
 
 	if err := writeRunMarkdown(st, f.markdown, variants[0].Spec, res); err != nil {
 		return err

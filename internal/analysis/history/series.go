@@ -8,10 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -78,96 +75,59 @@ type Skipped struct {
 	Reason string `json:"reason"`
 }
 
-// Load reads the results files at paths, each a file or a directory whose
-// *.json files are read, subdirectories included but for hidden ones and a
-// comparison's NAME.trials directories. A file
-// named on its own must be a results file; in a directory, other JSON
-// files and results that cannot be part of a series (matrix files, runs
-// that did not complete) are skipped with a reason.
-func Load(ctx context.Context, paths []string) ([]Run, []Skipped, error) {
+// Load reads src's results and keeps the runs that can be part of a
+// series. Results that cannot be (matrix files, runs that did not
+// complete) are skipped with a reason, and so is a file that could not be
+// read when it was found in a directory (or a store); a file named on its
+// own that cannot be read is an error: the user asked for it.
+func Load(ctx context.Context, src Source) ([]Run, []Skipped, error) {
+	files, err := src.Results(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("history: %w", err)
+	}
+
 	var (
 		runs    []Run
 		skipped []Skipped
 	)
 
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("history: %w", err)
+	for _, e := range files.Errors {
+		var fe *result.FileError
+
+		switch {
+		case errors.Is(e, result.ErrNoResultsFiles):
+			// An empty directory is an empty history.
+		case errors.As(e, &fe) && fe.Path != fe.Arg:
+			skipped = append(skipped, Skipped{File: fe.Path, Reason: e.Error()})
+		default:
+			return nil, nil, fmt.Errorf("history: %w", e)
 		}
+	}
 
-		if !info.IsDir() {
-			r, why, err := loadOne(ctx, p)
-			if err != nil {
-				return nil, nil, err
-			}
-
-			if why != "" {
-				skipped = append(skipped, Skipped{File: p, Reason: why})
-			} else {
-				runs = append(runs, r)
-			}
-
+	for _, f := range files.Files {
+		if why := Unfit(f.Result); why != "" {
+			skipped = append(skipped, Skipped{File: f.Path, Reason: why})
 			continue
 		}
 
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-
-			if d.IsDir() {
-				// Hidden directories, and a comparison's trial files
-				// (NAME.trials/, which its matrix file holds already).
-				if path != p && (strings.HasPrefix(d.Name(), ".") || strings.HasSuffix(d.Name(), ".trials")) {
-					return filepath.SkipDir
-				}
-
-				return nil
-			}
-
-			if !strings.HasSuffix(d.Name(), ".json") {
-				return nil
-			}
-
-			r, why, err := loadOne(ctx, path)
-
-			switch {
-			case err != nil:
-				skipped = append(skipped, Skipped{File: path, Reason: err.Error()})
-			case why != "":
-				skipped = append(skipped, Skipped{File: path, Reason: why})
-			default:
-				runs = append(runs, r)
-			}
-
-			return nil
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("history: %w", err)
-		}
+		runs = append(runs, Run{File: f.Path, Label: f.Result.Label, Commit: f.Result.Commit, StartedAt: f.Result.StartedAt, res: f.Result})
 	}
 
 	return runs, skipped, nil
 }
 
-// loadOne reads one results file; why says why it is not part of a series.
-func loadOne(ctx context.Context, path string) (Run, string, error) {
-	res, err := result.Read(ctx, path)
-	if err != nil {
-		return Run{}, "", err
-	}
-
+// Unfit says why res cannot be part of a series, "" when it can.
+func Unfit(res *result.Result) string {
 	switch {
 	case res.Kind() == result.KindMatrix:
-		return Run{}, "a matrix file: its trials are not one run", nil
+		return "a matrix file: its trials are not one run"
 	case res.Status != result.StatusCompleted:
-		return Run{}, "the run did not complete (" + res.Status + ")", nil
+		return "the run did not complete (" + res.Status + ")"
 	case res.MainPhase() == nil:
-		return Run{}, "no measured phase", nil
+		return "no measured phase"
 	}
 
-	return Run{File: path, Label: res.Label, Commit: res.Commit, StartedAt: res.StartedAt, res: res}, "", nil
+	return ""
 }
 
 // Key is what makes runs comparable: the same workload with the same

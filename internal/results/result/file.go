@@ -166,6 +166,14 @@ func Read(ctx context.Context, path string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read results file: %w", err)
 	}
+	return Parse(path, data)
+}
+
+// Parse parses the content of a results file as Read does, name standing
+// for the file in errors: results kept elsewhere than in a file (a history
+// store) are read by the same rules as a file.
+func Parse(name string, data []byte) (*Result, error) {
+	path := name
 	var head struct {
 		SchemaVersion *int `json:"schema_version"`
 	}
@@ -219,4 +227,34 @@ func withKinds(r *Result) Result {
 	}
 	out.Matrix = &m
 	return out
+}
+
+// Clean returns the content of a results file with every secret masked as
+// Read masks it (see Sanitize): data itself when there is nothing to mask,
+// as in every file mongobench writes, so that a copy of the file kept
+// elsewhere is byte for byte what run wrote; otherwise (a file written by
+// an older mongobench) the masked document, indented as WriteFile writes
+// it. It checks only that data is JSON; Parse says whether it is a
+// results file.
+func Clean(data []byte) ([]byte, error) {
+	clean, err := sanitizeJSON(data, redact.Known{})
+	if err != nil {
+		return nil, fmt.Errorf("results file is not valid JSON: %w", err)
+	}
+	var compacted bytes.Buffer
+	if err := json.Compact(&compacted, data); err != nil {
+		return nil, fmt.Errorf("results file is not valid JSON: %w", err)
+	}
+	if bytes.Equal(compacted.Bytes(), clean) {
+		return data, nil
+	}
+	var out bytes.Buffer
+	bw := bufio.NewWriter(&out)
+	if err := indentTo(bw, clean); err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }

@@ -2,7 +2,9 @@ package result
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +32,12 @@ type ReadOptions struct {
 	// CheckContents), for commands that do not show them: merge tells a
 	// shard that measured nothing by its own rules.
 	AllowEmpty bool
+	// Recursive, with Dirs, also reads the results files of a directory's
+	// subdirectories, but for hidden ones and a comparison's NAME.trials
+	// directories (its matrix file holds those trials already): history
+	// takes a tree of nightly results. A directory without any results
+	// file is then an error wrapping ErrNoResultsFiles.
+	Recursive bool
 	// Strict makes an inconsistent file (see Check) an error rather than
 	// a warning, for commands that write new results from what they read
 	// (merge).
@@ -104,10 +112,10 @@ func ReadAll(ctx context.Context, paths []string, opts ReadOptions) (*Files, err
 	out := &Files{}
 
 	for _, arg := range paths {
-		files, err := expand(arg, opts.Dirs)
+		files, err := expand(arg, opts.Dirs, opts.Recursive)
 		if err != nil {
 			out.Total++
-			out.Errors = append(out.Errors, named(arg, err))
+			out.Errors = append(out.Errors, named(arg, arg, err))
 
 			continue
 		}
@@ -133,7 +141,7 @@ func ReadAll(ctx context.Context, paths []string, opts ReadOptions) (*Files, err
 			}
 
 			if err != nil {
-				out.Errors = append(out.Errors, named(path, err))
+				out.Errors = append(out.Errors, named(path, arg, err))
 				continue
 			}
 
@@ -145,9 +153,13 @@ func ReadAll(ctx context.Context, paths []string, opts ReadOptions) (*Files, err
 	return out, nil
 }
 
+// ErrNoResultsFiles is wrapped by the error about a directory that holds
+// no results file.
+var ErrNoResultsFiles = errors.New("holds no results file (*.json)")
+
 // expand lists the files arg names: itself, or with dirs a directory's
-// results files in name order.
-func expand(arg string, dirs bool) ([]string, error) {
+// results files in name order (with recursive, its subdirectories' too).
+func expand(arg string, dirs, recursive bool) ([]string, error) {
 	if !dirs {
 		return []string{arg}, nil
 	}
@@ -157,13 +169,20 @@ func expand(arg string, dirs bool) ([]string, error) {
 		return []string{arg}, nil //nolint:nilerr // reading the file says what is wrong with it
 	}
 
-	matches, err := filepath.Glob(filepath.Join(arg, "*.json"))
+	var matches []string
+
+	if recursive {
+		matches, err = walk(arg)
+	} else {
+		matches, err = filepath.Glob(filepath.Join(arg, "*.json"))
+	}
+
 	if err != nil {
 		return nil, err
 	}
 
 	if len(matches) == 0 {
-		return nil, fmt.Errorf("directory %s holds no results file (*.json)", arg)
+		return nil, fmt.Errorf("directory %s %w", arg, ErrNoResultsFiles)
 	}
 
 	slices.Sort(matches)
@@ -171,24 +190,62 @@ func expand(arg string, dirs bool) ([]string, error) {
 	return matches, nil
 }
 
-// named returns err naming path, unless it does already (Read names the
-// file in most of its errors, not when it cannot be opened).
-func named(path string, err error) error {
-	if strings.Contains(err.Error(), path) {
-		return err
+// walk lists the *.json files under dir, but for those in hidden
+// directories and in a comparison's NAME.trials directories.
+func walk(dir string) ([]string, error) {
+	var out []string
+
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+
+		if d.IsDir() {
+			if path != dir && (strings.HasPrefix(d.Name(), ".") || strings.HasSuffix(d.Name(), ".trials")) {
+				return filepath.SkipDir
+			}
+
+			return nil
+		}
+
+		if strings.HasSuffix(d.Name(), ".json") {
+			out = append(out, path)
+		}
+
+		return nil
+	})
+
+	return out, err
+}
+
+// named returns err as a *FileError about path, found through the
+// argument arg.
+func named(path, arg string, err error) error {
+	return &FileError{Path: path, Arg: arg, Err: err}
+}
+
+// FileError is the error about one file that ReadAll could not read (or a
+// path that named no results file at all): Path is the file, Arg the path
+// given to ReadAll that named it, so that a caller can tell a file named
+// on its own from one found in a directory.
+type FileError struct {
+	Path string
+	Arg  string
+	Err  error
+}
+
+// Error names the file, unless Err does already (Read names the file in
+// most of its errors, not when it cannot be opened).
+func (e *FileError) Error() string {
+	if strings.Contains(e.Err.Error(), e.Path) {
+		return e.Err.Error()
 	}
 
-	return &fileError{path: path, err: err}
+	return e.Path + ": " + e.Err.Error()
 }
 
-// fileError is an error about one file that did not name it.
-type fileError struct {
-	path string
-	err  error
-}
-
-func (e *fileError) Error() string { return e.path + ": " + e.err.Error() }
-func (e *fileError) Unwrap() error { return e.err }
+// Unwrap returns the error about the file, for errors.Is and errors.As.
+func (e *FileError) Unwrap() error { return e.Err }
 
 // warnings are the remarks about a file that was read: check says whether
 // inconsistencies are among them (Strict made them errors).
