@@ -2,6 +2,7 @@ package result
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -257,4 +258,15 @@ func Clean(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// Marshal returns the content WriteFile writes, for callers that send the
+// results elsewhere than a file (`run -o -` recorded in a history store).
+func Marshal(r *Result) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := Encode(&buf, r); err != nil {
+		return nil, err
+	}
+
+	return buf.Bytes(), nil
 }
