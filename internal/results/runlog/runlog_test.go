@@ -1,7 +1,6 @@
 package runlog
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -304,7 +303,7 @@ func TestRunLogMasksSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if out, err := marshal(res); err != nil || strings.Contains(string(out), canary) {
+	if out, err := result.Marshal(res); err != nil || strings.Contains(string(out), canary) {
 		t.Errorf("the results built from the run log hold the password (or failed: %v)", err)
 	}
 }
@@ -541,7 +540,7 @@ func TestManyOperationsBounded(t *testing.T) {
 			t.Errorf("%d intervals: points of %d bytes, above %d and two points of %d", n, size, lim.bytes(ops), largestPoint)
 		}
 
-		data, err := marshal(res)
+		data, err := result.Marshal(res)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -877,12 +876,3 @@ func TestSpansShrinkTheLog(t *testing.T) {
 	}
 }
 
-// marshal is what WriteFile writes, in memory.
-func marshal(r *result.Result) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := result.Encode(&buf, r); err != nil {
-		return nil, err
-	}
-
-	return buf.Bytes(), nil
-}
