@@ -875,4 +875,3 @@ func TestSpansShrinkTheLog(t *testing.T) {
 		break
 	}
 }
-
