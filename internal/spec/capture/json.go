@@ -106,7 +106,9 @@ type syntaxError struct {
 	msg string
 }
 
-func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d: %s", e.pos+1, e.msg) }
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.pos+1, e.msg)
+}
 
 // parseJSON parses data, which must hold exactly one JSON value.
 func parseJSON(data []byte) (Value, error) {
