@@ -3,6 +3,7 @@ package capture
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,35 +66,35 @@ func describe(r *Record) description {
 
 	switch r.Op {
 	case OpFind:
-		d.kind = "find"
+		d.kind = opkind.Find
 
 		if l, ok := cmd.Get("limit"); ok && l.Kind == KindInt && (l.Int == 1 || l.Int == -1) {
-			d.kind = "findOne"
+			d.kind = opkind.FindOne
 		}
 
 		d.parts = append(d.parts, partIn{name: "filter", mode: modeValue, v: orEmpty(cmd, "filter"), inKey: true})
 		p("sort", modeStruct)
 		p("projection", modeStruct)
 
-		if d.kind == "find" {
+		if d.kind == opkind.Find {
 			p("limit", modeValue)
 		}
 
 		p("skip", modeValue)
 	case OpAggregate:
-		d.kind = "aggregate"
+		d.kind = opkind.Aggregate
 		p("pipeline", modePipeline)
 	case OpCount:
-		d.kind = "countDocuments"
+		d.kind = opkind.CountDocuments
 		d.parts = append(d.parts, partIn{name: "filter", mode: modeValue, v: orEmpty(cmd, "query"), inKey: true})
 		p("limit", modeValue)
 		p("skip", modeValue)
 	case OpDistinct:
-		d.kind = "runCommand"
+		d.kind = opkind.RunCommand
 		p("key", modeStruct)
 		p("query", modeValue)
 	case OpFindAndModify:
-		d.kind = "runCommand"
+		d.kind = opkind.RunCommand
 		p("query", modeValue)
 		p("sort", modeStruct)
 		updatePart(&d, cmd, "update")
@@ -111,13 +112,13 @@ func describe(r *Record) description {
 		d.kind = "update"
 
 		if cmd != nil {
-			d.kind = "updateOne"
+			d.kind = opkind.UpdateOne
 			if multi, ok := cmd.Get("multi"); ok && multi.Kind == KindBool && multi.Int == 1 {
-				d.kind = "updateMany"
+				d.kind = opkind.UpdateMany
 			}
 
 			if u, ok := cmd.Get("u"); ok && u.Kind == KindDoc && !hasOperator(u) {
-				d.kind = "replaceOne"
+				d.kind = opkind.ReplaceOne
 			}
 
 			d.parts = append(d.parts, partIn{name: "filter", mode: modeValue, v: orEmpty(cmd, "q"), inKey: true})
@@ -128,17 +129,17 @@ func describe(r *Record) description {
 		d.kind = "delete"
 
 		if cmd != nil {
-			d.kind = "deleteMany"
+			d.kind = opkind.DeleteMany
 			if l, ok := cmd.Get("limit"); ok {
 				if n, _ := l.Number(); n == 1 {
-					d.kind = "deleteOne"
+					d.kind = opkind.DeleteOne
 				}
 			}
 
 			d.parts = append(d.parts, partIn{name: "filter", mode: modeValue, v: orEmpty(cmd, "q"), inKey: true})
 		}
 	case OpCommand:
-		d.kind = "runCommand"
+		d.kind = opkind.RunCommand
 	}
 
 	var b strings.Builder

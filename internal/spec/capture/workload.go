@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"fmt"
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 	"math"
 	"sort"
 	"strconv"
@@ -318,7 +319,7 @@ func (w *writer) document(coll string) *yaml.Node {
 					}
 				}
 
-				if s.Kind == "replaceOne" {
+				if s.Kind == opkind.ReplaceOne {
 					addFields(p.node)
 				}
 			}
@@ -447,7 +448,7 @@ func (w *writer) operation(s *Shape) *yaml.Node {
 
 	switch s.Op {
 	case OpDistinct, OpFindAndModify, OpCommand:
-		add("op", str("runCommand"))
+		add("op", str(opkind.RunCommand))
 		add("weight", intNode(s.Count))
 		add("command", w.command(s))
 		w.readPref(s, add)
@@ -456,9 +457,9 @@ func (w *writer) operation(s *Shape) *yaml.Node {
 	case OpInsert:
 		n := s.inserted.medianInt()
 		if n > 1 {
-			kind = "insertMany"
+			kind = opkind.InsertMany
 		} else {
-			kind = "insertOne"
+			kind = opkind.InsertOne
 		}
 
 		add("op", str(kind))
@@ -498,7 +499,7 @@ func (w *writer) operation(s *Shape) *yaml.Node {
 			add("pipeline", w.pipeline(p))
 		case "update":
 			field := "update"
-			if kind == "replaceOne" {
+			if kind == opkind.ReplaceOne {
 				field = "replacement"
 			}
 
