@@ -220,7 +220,7 @@ func writeDecodeCost(w io.Writer, ops []result.Operation) {
 
 		for _, d := range ops {
 			if d.Compared(true) && d.Steps[0] == o.Name && d.Count > 0 && o.LatencyUS.P50 > 0 {
-				line += fmt.Sprintf(", of which decoding %.0f%% (p50 %s of %s per read)", 100*d.LatencyUS.P50/o.LatencyUS.P50,
+				line += fmt.Sprintf(", of which decoding %.1f%% (p50 %s of %s per read)", 100*d.LatencyUS.P50/o.LatencyUS.P50,
 					threshold.FormatLatency(d.LatencyUS.P50), threshold.FormatLatency(o.LatencyUS.P50))
 			}
 		}
