@@ -22,9 +22,16 @@ type Figure struct {
 	// Metric is the metric compared (a latency, throughput or the error
 	// rate). It is ignored when PerDoc is set.
 	Metric threshold.Metric
-	// PerDoc compares the mean latency per returned document (µs/doc), the
-	// figure of decode-cost questions.
+	// PerDoc compares the median latency per returned document (µs/doc:
+	// an operation's p50 over the documents one execution returns), the
+	// figure of decode-cost questions. A median, not a mean: a few slow
+	// executions must not set the figure a whole mode is ranked by.
 	PerDoc bool
+	// Decode (with PerDoc) compares the client's decode time per document
+	// instead: the p50 of each operation's decode-time entry
+	// (result.UnitDecode) over its documents. Contenders are named by
+	// their operation.
+	Decode bool
 	// Cost adds, to each line, the difference from the best in the
 	// figure's own unit with its confidence interval (variant − best: the
 	// decode cost per document of struct is struct − none), for questions
@@ -92,8 +99,11 @@ var DefaultFigure = Figure{Metric: threshold.Metric{Kind: threshold.Percentile, 
 // without an operation (a block of operations) "p50".
 func (f Figure) String() string {
 	name := f.Metric.String()
-	if f.PerDoc {
-		name = "latency per document"
+	switch {
+	case f.Decode:
+		name = "decode time per document (p50)"
+	case f.PerDoc:
+		name = "latency per document (p50)"
 	}
 
 	if f.Operation == "" {
@@ -287,8 +297,10 @@ func OperationsBlock(m *result.Matrix, fig Figure) Block {
 
 				for _, po := range blockOps(tr.Result) {
 					// A sequence's iteration or a composite is the sum of
-					// the operations compared here, not an alternative.
-					if po.op.Unit != "" {
+					// the operations compared here, not an alternative; a
+					// decode figure compares decode entries only, named
+					// by their operation.
+					if !po.op.Compared(fig.Decode) {
 						continue
 					}
 
@@ -300,6 +312,10 @@ func OperationsBlock(m *result.Matrix, fig Figure) Block {
 						// The group names the phase: a line names the
 						// operation only.
 						name := strings.TrimPrefix(po.op.Name, po.phase+"/")
+						if fig.Decode {
+							name = po.op.Steps[0]
+						}
+
 						samples[po.phase] = append(samples[po.phase], verdict.Sample{Variant: name, Round: tr.Round, Value: x})
 					}
 				}
@@ -411,6 +427,10 @@ func (b *Block) addJudged(title string, samples []verdict.Sample, j Judging) {
 		g.Lines = append(g.Lines, l)
 	}
 
+	if b.Figure.Decode {
+		g.Answer = decodeAnswer(b.Figure, g.Lines)
+	}
+
 	b.Groups = append(b.Groups, g)
 }
 
@@ -443,7 +463,7 @@ func (b Block) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\nComparison: %s\n", b.Heading())
 
 	for _, g := range b.Groups {
-		if g.Answer != "" {
+		if g.Answer != "" && b.Growth {
 			fmt.Fprintf(w, "  %s\n", g.Answer)
 		}
 	}
@@ -472,6 +492,12 @@ func (b Block) WriteText(w io.Writer) {
 
 		if n := len(g.Lines) - len(lines); n > 0 {
 			fmt.Fprintf(w, "    … %d more (all in the Markdown and the HTML report)\n", n)
+		}
+
+		// A ranking's answer (a decode-time block's) closes its group:
+		// the run's output ends with the answer to its question.
+		if g.Answer != "" && !b.Growth {
+			fmt.Fprintf(w, "  %s\n", g.Answer)
 		}
 	}
 }
@@ -537,6 +563,10 @@ func (b Block) Markdown() string {
 
 			s.WriteString("\n")
 		}
+
+		if g.Answer != "" && !b.Growth {
+			fmt.Fprintf(&s, "\n%s\n", mdEscape(g.Answer))
+		}
 	}
 
 	return s.String()
@@ -563,12 +593,33 @@ func firstOperation(m *result.Matrix) string {
 // phases.
 func trialValue(res *result.Result, fig Figure) (float64, bool) {
 	for _, po := range blockOps(res) {
-		if po.op.Name == fig.Operation {
+		name := po.op.Name
+		if fig.Decode {
+			if !po.op.Compared(true) {
+				continue
+			}
+
+			// The entry is named by its operation, with the phase
+			// prefix blockOps gives the operations.
+			name = stepOf(po)
+		}
+
+		if name == fig.Operation {
 			return operationValue(po.op, po.seconds, fig)
 		}
 	}
 
 	return 0, false
+}
+
+// stepOf is the name of a decode entry's operation as blockOps names the
+// operations: "read", or "phase/read" with several measured phases.
+func stepOf(po phaseOp) string {
+	if strings.HasPrefix(po.op.Name, po.phase+"/") {
+		return po.phase + "/" + po.op.Steps[0]
+	}
+
+	return po.op.Steps[0]
 }
 
 // phaseOp is an operation of a measured phase, with the phase's length.
@@ -622,7 +673,7 @@ func operationValue(o result.Operation, seconds float64, fig Figure) (float64, b
 		return 0, false
 	}
 
-	return o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs), true
+	return o.LatencyUS.P50 * float64(o.Count) / float64(o.Docs), true
 }
 
 // runBlock builds the block of a single run whose contenders are the
@@ -660,13 +711,24 @@ func runBlock(res *result.Result, fig Figure, mixes bool) Block {
 		for k, iv := range p.Intervals {
 			secs := iv.End.Sub(iv.Start).Seconds()
 
-			for _, o := range iv.Operations {
-				if o.Unit != "" {
+			for i, o := range iv.Operations {
+				// Intervals do not repeat a unit's steps: the phase's
+				// entry at the same index has them.
+				if i < len(p.Operations) {
+					o.Steps = p.Operations[i].Steps
+				}
+
+				if !o.Compared(fig.Decode) {
 					continue
 				}
 
+				name := o.Name
+				if fig.Decode {
+					name = o.Steps[0]
+				}
+
 				if v, ok := operationValue(o, secs, fig); ok {
-					samples = append(samples, verdict.Sample{Variant: o.Name, Round: k, Value: v})
+					samples = append(samples, verdict.Sample{Variant: name, Round: k, Value: v})
 				}
 			}
 		}

@@ -12,6 +12,10 @@ import (
 // not import the workload package).
 const PerDocFigure = "per_doc"
 
+// DecodeFigure is the run.compare_by of the client's decode time per
+// returned document (workload.DecodeFigure).
+const DecodeFigure = "decode"
+
 // StudyFigure is the figure the results' workload asks about, from the
 // run section of the workload recorded in the results: the operation (or
 // iteration) of run.compare_on, else the first; the metric of
@@ -54,6 +58,8 @@ func StudyFigure(res *result.Result) (fig Figure, named bool) {
 	case "":
 	case PerDocFigure:
 		fig.PerDoc = true
+	case DecodeFigure:
+		fig.PerDoc, fig.Decode = true, true
 	default:
 		if m, err := threshold.ParseMetric(by); err == nil { // validated with the workload
 			fig.Metric = m

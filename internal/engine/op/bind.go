@@ -62,15 +62,21 @@ func (o *Operation) filterValue(s *datagen.Scope) any {
 }
 
 // drain iterates a cursor to its end, so that the measured time includes
-// every getMore, and maps each document with dec (nil: no mapping cost).
+// every getMore, and maps each document with dec (nil: no mapping cost),
+// timing the mapping alone on the context's DecodeClock when it has one.
 func drain(ctx context.Context, cur *mongo.Cursor, dec decoder) (int64, error) {
 	var n int64
+
+	var clock *DecodeClock
+	if dec != nil {
+		clock = decodeClockOf(ctx)
+	}
 
 	for cur.Next(ctx) {
 		n++
 
 		if dec != nil {
-			if err := dec(cur.Current); err != nil {
+			if err := dec.timed(clock, cur.Current); err != nil {
 				_ = cur.Close(context.WithoutCancel(ctx))
 				return n, err
 			}

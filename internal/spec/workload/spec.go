@@ -225,9 +225,10 @@ type Run struct {
 	CompareOn string `yaml:"compare_on" json:"compare_on,omitempty"`
 
 	// CompareBy is the metric of the comparison block: any metric of the
-	// threshold grammar (p50, p99.9, mean, max, throughput, error_rate), or
-	// "per_doc" for the mean latency per returned document (decode cost).
-	// Empty means p50.
+	// threshold grammar (p50, p99.9, mean, max, throughput, error_rate),
+	// "per_doc" for the median latency per returned document, or "decode"
+	// for the client's decode time per returned document (the p50 of the
+	// decode-time entries, docs/results.md). Empty means p50.
 	CompareBy string `yaml:"compare_by" json:"compare_by,omitempty"`
 
 	// MinEffect is the smallest change a verdict calls a difference, as a

@@ -2,6 +2,7 @@ package wiretest
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -222,16 +223,43 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// CannedDoc is the i-th document find and aggregate return: an
+// application's record, with an ObjectId _id (as every collection of a
+// workload has), strings, an int32, dates, a nested document and an array
+// of strings, so that a client maps it as it maps real data (a typed Go
+// struct, a Mongoose model, a MongoEngine document) and its decode cost
+// is measured against a server that costs nearly nothing. The shape is
+// that of workloads/studies/document-load.yaml's template; "value" is
+// kept for clients that filter on it.
+func CannedDoc(i int) bson.D {
+	id := bson.ObjectID{0x66, 0x0d, 0x0c, 0x5e, 0x77, 0x69, 0x72, 0x65}
+	binary.BigEndian.PutUint32(id[8:], uint32(i)) //nolint:gosec // wraps past 2^32 documents, never reached
+
+	born := time.Date(1950+i%50, time.Month(1+i%12), 1+i%28, 0, 0, 0, 0, time.UTC)
+
+	return bson.D{
+		{Key: "_id", Value: id},
+		{Key: "value", Value: "wiretest"},
+		{Key: "name", Value: fmt.Sprintf("Ada Lovelace %d", i)},
+		{Key: "age", Value: int32(18 + i%72)}, //nolint:gosec // 18..89
+		{Key: "birthday", Value: born},
+		{Key: "timestamp", Value: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)},
+		{Key: "address", Value: bson.D{
+			{Key: "street", Value: fmt.Sprintf("%d Wire Street", 1+i%300)},
+			{Key: "city", Value: "Testville"},
+			{Key: "zip", Value: fmt.Sprintf("%05d", i%100000)},
+		}},
+		{Key: "tags", Value: bson.A{"alpha", "beta", "gamma"}},
+	}
+}
+
 // cannedDocs builds the documents find returns, encoded once so that
 // replies only copy bytes.
 func cannedDocs(n int) (bson.A, error) {
 	docs := make(bson.A, max(n, 0))
 
 	for i := range docs {
-		raw, err := bson.Marshal(bson.D{
-			{Key: "_id", Value: int32(i)},
-			{Key: "value", Value: "wiretest"},
-		})
+		raw, err := bson.Marshal(CannedDoc(i))
 		if err != nil {
 			return nil, fmt.Errorf("wiretest: encode find document: %w", err)
 		}
