@@ -102,8 +102,10 @@ func historyRow(s history.Series, mt history.Metric) []string {
 			ratio = latest / prev
 		}
 
-		return []string{mt.Operation, mt.Metric, m.Format(latest), "1", m.Format(prev), strconv.Itoa(len(xs) - 1),
-			verdict.FormatRatio(ratio), "-", "no change point"}
+		return []string{
+			mt.Operation, mt.Metric, m.Format(latest), "1", m.Format(prev), strconv.Itoa(len(xs) - 1),
+			verdict.FormatRatio(ratio), "-", "no change point",
+		}
 	}
 
 	c := mt.Changes[len(mt.Changes)-1]
@@ -130,8 +132,10 @@ func historyRow(s history.Series, mt history.Metric) []string {
 		dir = "worse"
 	}
 
-	return []string{mt.Operation, mt.Metric, m.Format(c.After), count(c.Run, len(mt.Values)), m.Format(c.Before), count(from, c.Run),
-		verdict.FormatRatio(c.Ratio), ciText(c), fmt.Sprintf("run %d%s, p = %.3f, %s", c.Run+1, runLabel(s.Runs[c.Run]), c.P, dir)}
+	return []string{
+		mt.Operation, mt.Metric, m.Format(c.After), count(c.Run, len(mt.Values)), m.Format(c.Before), count(from, c.Run),
+		verdict.FormatRatio(c.Ratio), ciText(c), fmt.Sprintf("run %d%s, p = %.3f, %s", c.Run+1, runLabel(s.Runs[c.Run]), c.P, dir),
+	}
 }
 
 // runLabel is " (v2)" for a run labelled v2, "" for one without a label.
