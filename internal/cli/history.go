@@ -170,7 +170,7 @@ func runHistory(cmd *cobra.Command, st *State, args []string, f *historyFlags) e
 	}
 
 	if f.html != "" {
-		if err := (report.HistoryOptions{Alpha: f.alpha}).WriteFile(f.html, series); err != nil {
+		if err := (report.HistoryOptions{Alpha: f.alpha, MinSize: f.minSize}).WriteFile(f.html, series); err != nil {
 			return failed("writing --html: %v", err)
 		}
 	}

@@ -31,6 +31,11 @@ type HistoryOptions struct {
 	// says "95% CI" for 0.05); 0 means history.DefaultAlpha.
 	Alpha float64
 
+	// MinSize is the detector's fewest runs a side (--min-size); a series
+	// with fewer than twice as many runs is said to be too short for a
+	// change point. 0 means history.DefaultMinSize.
+	MinSize int
+
 	// Generated is shown as the time the page was made; zero leaves it
 	// out, so that the same series always give the same page.
 	Generated time.Time
@@ -63,6 +68,11 @@ func (o HistoryOptions) Render(w io.Writer, series []history.Series) error {
 		p.Generated = formatTime(o.Generated)
 	}
 
+	minSize := o.MinSize
+	if minSize == 0 {
+		minSize = history.DefaultMinSize
+	}
+
 	var names []string
 
 	for i, s := range series {
@@ -70,7 +80,7 @@ func (o HistoryOptions) Render(w io.Writer, series []history.Series) error {
 			names = append(names, s.Key.Workload)
 		}
 
-		p.Series = append(p.Series, newHistorySeriesView(i+1, s))
+		p.Series = append(p.Series, newHistorySeriesView(i+1, s, minSize))
 	}
 
 	p.Title = "mongobench history"
@@ -122,11 +132,11 @@ var historyColors = map[string]string{
 	"throughput": "#16a34a",
 }
 
-func newHistorySeriesView(n int, s history.Series) historySeriesView {
+func newHistorySeriesView(n int, s history.Series, minSize int) historySeriesView {
 	v := historySeriesView{
 		ID:     "series-" + strconv.Itoa(n),
 		Title:  s.Key.String(),
-		TooFew: len(s.Runs) < 2*history.DefaultMinSize && !hasChanges(s),
+		TooFew: len(s.Runs) < 2*minSize,
 	}
 
 	if len(s.Runs) > 0 {
@@ -174,16 +184,6 @@ func newHistorySeriesView(n int, s history.Series) historySeriesView {
 	}
 
 	return v
-}
-
-func hasChanges(s history.Series) bool {
-	for _, mt := range s.Metrics {
-		if len(mt.Changes) > 0 {
-			return true
-		}
-	}
-
-	return false
 }
 
 // ciText is a change's ratio interval, "-" when it has none.
@@ -265,9 +265,9 @@ type svgPoint struct {
 
 // The chart's size in its own units and its plot area's margins.
 const (
-	chartW, chartH                     = 640, 336
-	plotL, plotR, plotT, plotB         = 70, 14, 46, 90
-	plotWidth, plotHeight      float64 = chartW - plotL - plotR, chartH - plotT - plotB
+	chartW                        = 640
+	plotL, plotR, plotT           = 70, 14, 46
+	plotWidth, plotHeight float64 = chartW - plotL - plotR, 200
 )
 
 // f formats a coordinate.
@@ -347,7 +347,7 @@ func historyChart(s history.Series, op string, metrics []string, ticks []string,
 	}
 
 	c := &svgChart{
-		Width: chartW, Height: chartH,
+		Width: chartW, Height: plotT + int(plotHeight) + axisRoom(ticks),
 		Frame: svgRect{X: f(plotL), Y: f(plotT), W: f(plotWidth), H: f(plotHeight)},
 	}
 
@@ -539,6 +539,17 @@ var historyTemplate string
 // its context, inside the SVG too: a label or file name is text, never
 // markup.
 var historyTmpl = template.Must(template.New("history").Parse(historyTemplate))
+
+// axisRoom is the height below the plot that the x axis' names take,
+// written at 40°: about 4 units a character, 12 for the first line.
+func axisRoom(ticks []string) int {
+	longest := 0
+	for _, t := range ticks {
+		longest = max(longest, len([]rune(t)))
+	}
+
+	return 16 + 4*longest
+}
 
 // truncate shortens s to n characters, the last an ellipsis.
 func truncate(s string, n int) string {

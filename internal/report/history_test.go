@@ -279,3 +279,35 @@ func TestHistoryTables(t *testing.T) {
 		t.Errorf("last line %q with --recent 7", lines[len(lines)-1])
 	}
 }
+
+// TestHistoryPageTooFew: a series shorter than twice --min-size is said
+// to be too short for a change point, and drawn all the same.
+func TestHistoryPageTooFew(t *testing.T) {
+	s := steppedSeries()
+	s.Runs = s.Runs[:5]
+
+	for i := range s.Metrics {
+		s.Metrics[i].Values, s.Metrics[i].Noise, s.Metrics[i].Changes = s.Metrics[i].Values[:5], s.Metrics[i].Noise[:5], nil
+	}
+
+	for _, c := range []struct {
+		minSize int
+		tooFew  bool
+	}{{0, true}, {3, true}, {2, false}} {
+		var buf bytes.Buffer
+		if err := (HistoryOptions{MinSize: c.minSize}).Render(&buf, []history.Series{s}); err != nil {
+			t.Fatal(err)
+		}
+
+		page := buf.String()
+		checkWellFormed(t, page)
+
+		if got := strings.Contains(page, "Too few runs to find a change point (5;"); got != c.tooFew {
+			t.Errorf("5 runs, min size %d: says too few %v, want %v", c.minSize, got, c.tooFew)
+		}
+
+		if n := strings.Count(page, `<svg class="history-chart"`); n != 2 {
+			t.Errorf("5 runs, min size %d: %d charts, want 2", c.minSize, n)
+		}
+	}
+}
