@@ -124,12 +124,20 @@ type historyRunRow struct {
 	N, File, Label, Commit, Started string
 }
 
-// Colours of the history charts' metrics.
-var historyColors = map[string]string{
-	"p50":        "#2563eb",
-	"p95":        "#ea580c",
-	"p99":        "#dc2626",
-	"throughput": "#16a34a",
+// historyColor is the colour of a metric in the history charts.
+func historyColor(metric string) string {
+	switch metric {
+	case "p50":
+		return "#2563eb"
+	case "p95":
+		return "#ea580c"
+	case "p99":
+		return "#dc2626"
+	case "throughput":
+		return "#16a34a"
+	}
+
+	return colorTarget
 }
 
 func newHistorySeriesView(n int, s history.Series, minSize int) historySeriesView {
@@ -379,7 +387,7 @@ func historyChart(s history.Series, op string, metrics []string, ticks []string,
 	var hasNoise bool
 
 	for _, mt := range mts {
-		color := historyColors[mt.Metric]
+		color := historyColor(mt.Metric)
 		c.Legend = append(c.Legend, svgLegend{Color: color, Label: mt.Metric})
 
 		for _, sg := range segments(mt) {
