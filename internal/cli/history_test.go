@@ -2,11 +2,40 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
+
+// historyRuns runs ycsb-c n times against srv, writing dir/NAME-01.json
+// and so on, labelled label, with CI's commit id commit in the environment:
+// short runs of 40 operations, for tests of the history's plumbing (the
+// store's), not of its detection (history_e2e_test.go).
+func historyRuns(t *testing.T, srv *wiretest.Server, dir, name string, from, n int, label, commit, records string) {
+	t.Helper()
+
+	for i := from; i < from+n; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("%s-%02d.json", name, i))
+		r := newCLIRun("run", "../../workloads/ycsb/c.yaml", "--uri", srv.URI(), "--out", out, "--quiet",
+			"--no-explain", "--server-stats-interval", "0", "--set", "recordcount="+records, "--max-operations", "40",
+			"--label", label)
+		r.st.Getenv = func(k string) string {
+			if k == "GITHUB_SHA" {
+				return commit
+			}
+
+			return map[string]string{"CI": "1"}[k]
+		}
+
+		if code := r.wait(t, r.start(), mainTimeout); code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", out, code, r.stderr.String())
+		}
+	}
+}
 
 func TestHistoryBadInput(t *testing.T) {
 	t.Parallel()
