@@ -675,3 +675,57 @@ func tail(b []byte, n int) string {
 
 	return strings.TrimSpace(string(b))
 }
+
+// Kill crashes the server: SIGKILL to the postmaster and every process of
+// its group at once, as a power cut would stop them but with the operating
+// system's page cache intact, so that what PostgreSQL had written (not
+// necessarily flushed) survives and crash recovery runs at the next start.
+// It returns once the postmaster is reaped and its group is empty; the data
+// directory is left for Restart. Durability checks use it; a run stops its
+// server with Stop.
+func (s *Server) Kill() error {
+	pid := s.PID()
+	if pid == 0 {
+		return errors.New("kill PostgreSQL: it was never started")
+	}
+
+	s.logf("pglaunch: killing PostgreSQL (pid %d) and its group with SIGKILL", pid)
+
+	killGroup(pid)
+
+	if !waitClosed(s.done, killTimeout) {
+		return fmt.Errorf("kill PostgreSQL: the postmaster (pid %d) was not reaped within %s of SIGKILL", pid, killTimeout)
+	}
+
+	if !waitGroupGone(pid) {
+		return fmt.Errorf("kill PostgreSQL: processes of its group %d are still running", pid)
+	}
+
+	return nil
+}
+
+// Restart starts the postmaster again on the same data directory and port
+// after Kill (PostgreSQL then runs crash recovery from its write-ahead log)
+// and returns once it accepts connections. The same port keeps URL valid.
+func (s *Server) Restart(ctx context.Context) error {
+	select {
+	case <-s.done:
+	default:
+		return errors.New("restart PostgreSQL: it is still running")
+	}
+
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+
+		ctx, cancel = context.WithTimeout(ctx, startTimeout)
+		defer cancel()
+	}
+
+	if err := s.launchOnce(ctx); err != nil {
+		return fmt.Errorf("restart PostgreSQL on %s: %w", s.data, err)
+	}
+
+	s.logf("pglaunch: PostgreSQL restarted on 127.0.0.1:%d (pid %d, data in %s)", s.port, s.PID(), s.data)
+
+	return nil
+}
