@@ -26,6 +26,8 @@ type durabilityRow struct {
 	Answer       string
 	Error        string
 	Bad          bool
+
+	cost durabilityCost
 }
 
 // newDurabilityRows builds the rows of res's durability phase, with each
@@ -48,7 +50,7 @@ func newDurabilityRows(res *result.Result) []durabilityRow {
 		}
 
 		row := durabilityRow{
-			Name: orDash(name), WriteConcern: d.WriteConcern, Cost: orDash(costs[name]),
+			Name: orDash(name), WriteConcern: d.WriteConcern, Cost: orDash(costs[name].text()), cost: costs[name],
 			Crash: d.Crash, Server: d.Server, Answer: d.Answer(), Error: d.Error,
 		}
 
@@ -66,11 +68,25 @@ func newDurabilityRows(res *result.Result) []durabilityRow {
 	return rows
 }
 
+// durabilityCost is what a comparison block says of one contender.
+type durabilityCost struct {
+	figure, value, verdict string
+}
+
+// text is the cost for the table: "insert p50 6.99ms: 8.6× slower (…)".
+func (c durabilityCost) text() string {
+	if c.value == "" {
+		return ""
+	}
+
+	return fmt.Sprintf("%s %s: %s", c.figure, c.value, c.verdict)
+}
+
 // durabilityCosts maps the names a comparison block ranks (targets, or
-// variants) to their figure and verdict, e.g. "88.70ms, 1.2× slower (95%
-// CI …)", from the first block that names each.
-func durabilityCosts(res *result.Result) map[string]string {
-	costs := map[string]string{}
+// variants) to their figure and verdict, from the first block that names
+// each.
+func durabilityCosts(res *result.Result) map[string]durabilityCost {
+	costs := map[string]durabilityCost{}
 
 	for _, b := range analysis.Blocks(res) {
 		if b.Growth {
@@ -80,7 +96,7 @@ func durabilityCosts(res *result.Result) map[string]string {
 		for _, g := range b.Groups {
 			for _, l := range g.Lines {
 				if _, ok := costs[l.Name]; !ok {
-					costs[l.Name] = fmt.Sprintf("%s %s: %s", b.Figure.String(), l.Value, l.Verdict)
+					costs[l.Name] = durabilityCost{figure: b.Figure.String(), value: l.Value, verdict: l.Verdict}
 				}
 			}
 		}
@@ -129,20 +145,40 @@ func WriteDurability(w io.Writer, res *result.Result) {
 }
 
 // DurabilityAnswer is the durability phase's answer in one line: per
-// target, the acknowledged documents lost after the crash.
+// target, what the setting costs (the comparison block's figure and
+// verdict, when it ranks the target) and what it buys (the acknowledged
+// documents lost after the crash).
 func DurabilityAnswer(res *result.Result) string {
-	var parts []string
+	rows := newDurabilityRows(res)
 
-	for _, r := range newDurabilityRows(res) {
-		if r.Error != "" {
-			parts = append(parts, r.Name+" not checked")
-			continue
+	figure := ""
+	parts := make([]string, 0, len(rows))
+
+	for _, r := range rows {
+		var part strings.Builder
+
+		part.WriteString(r.Name)
+
+		if r.cost.value != "" {
+			figure = r.cost.figure
+			fmt.Fprintf(&part, " %s %s,", r.cost.value, r.cost.verdict)
 		}
 
-		parts = append(parts, fmt.Sprintf("%s %s of %s", r.Name, r.Lost, r.Acknowledged))
+		if r.Error != "" {
+			part.WriteString(" not checked")
+		} else {
+			fmt.Fprintf(&part, " lost %s of %s", r.Lost, r.Acknowledged)
+		}
+
+		parts = append(parts, part.String())
 	}
 
-	return "Answer: acknowledged documents lost after a crash under load: " + strings.Join(parts, "; ")
+	head := "Answer (acknowledged documents lost after a crash under load"
+	if figure != "" {
+		head = "Answer (cost: " + figure + "; buys: acknowledged documents lost after a crash under load"
+	}
+
+	return head + "): " + strings.Join(parts, "; ")
 }
 
 // DurabilityMarkdown is the durability table in Markdown, empty when the
