@@ -117,7 +117,7 @@ func LaunchCrashable(ctx context.Context, spec TargetSpec, opts CrashOptions) (*
 
 		c.impl = p
 		c.Description = "FerretDB in-process on PostgreSQL " + p.pg.Version() + " launched by mongobench with " + settingsText(spec.Settings)
-		c.Crash = "SIGKILL of the PostgreSQL postmaster and every process of its group"
+		c.Crash = "SIGKILL of PostgreSQL: the postmaster and all its children, stopped first, then killed at once"
 
 	default:
 		return nil, fmt.Errorf("a durability check crashes %s targets only; %s is not crashed here", strings.Join(CrashableKinds(), ", "), spec.Kind)

@@ -22,8 +22,9 @@ type Durability struct {
 	// "default".
 	WriteConcern string `json:"write_concern"`
 
-	// Crash says what was killed, e.g. "SIGKILL of the PostgreSQL
-	// postmaster and every process of its group".
+	// Crash says what was killed, e.g. "SIGKILL of PostgreSQL: the
+	// postmaster and all its children, stopped first, then killed at
+	// once".
 	Crash string `json:"crash,omitempty"`
 
 	// Acknowledged is the documents the server acknowledged before the

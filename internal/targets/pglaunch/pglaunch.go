@@ -676,29 +676,37 @@ func tail(b []byte, n int) string {
 	return strings.TrimSpace(string(b))
 }
 
-// Kill crashes the server: SIGKILL to the postmaster and every process of
-// its group at once, as a power cut would stop them but with the operating
-// system's page cache intact, so that what PostgreSQL had written (not
-// necessarily flushed) survives and crash recovery runs at the next start.
-// It returns once the postmaster is reaped and its group is empty; the data
-// directory is left for Restart. Durability checks use it; a run stops its
-// server with Stop.
+// Kill crashes the server: every process of it (the postmaster and each
+// of its children, which PostgreSQL puts in process groups of their own)
+// is stopped and then killed with SIGKILL, as a crash of the machine would
+// stop them but with the operating system's page cache intact, so that
+// what PostgreSQL had written (not necessarily flushed) survives, what was
+// still in its shared memory (WAL buffers) does not, and crash recovery
+// runs at the next start. It returns once the postmaster is reaped and
+// every process of it has exited; the data directory is left for Restart.
+// Durability checks use it; a run stops its server with Stop.
 func (s *Server) Kill() error {
 	pid := s.PID()
 	if pid == 0 {
 		return errors.New("kill PostgreSQL: it was never started")
 	}
 
-	s.logf("pglaunch: killing PostgreSQL (pid %d) and its group with SIGKILL", pid)
+	s.logf("pglaunch: killing PostgreSQL (pid %d) and its children with SIGKILL", pid)
 
-	killGroup(pid)
+	killed := crashTree(pid)
 
 	if !waitClosed(s.done, killTimeout) {
 		return fmt.Errorf("kill PostgreSQL: the postmaster (pid %d) was not reaped within %s of SIGKILL", pid, killTimeout)
 	}
 
-	if !waitGroupGone(pid) {
-		return fmt.Errorf("kill PostgreSQL: processes of its group %d are still running", pid)
+	deadline := time.Now().Add(killTimeout)
+
+	for !treeGone(killed) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kill PostgreSQL: processes of the server (%v) are still running %s after SIGKILL", killed, killTimeout)
+		}
+
+		time.Sleep(10 * time.Millisecond)
 	}
 
 	return nil
