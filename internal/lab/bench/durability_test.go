@@ -67,8 +67,12 @@ func TestDurabilityPhaseChecksEachWriteConcern(t *testing.T) {
 	rows := r.durabilityPhase(t.Context(), list)
 
 	want := []struct{ target, variant, wc string }{
-		{"standalone", "w1", "w:1"}, {"standalone", "w1_j", "w:1,j:true"}, {"standalone", "again", "w:1"},
-		{"prod", "w1", "w:1"}, {"prod", "w1_j", "w:1,j:true"}, {"prod", "again", "w:1"},
+		{"standalone", "w1", "w:1"},
+		{"standalone", "w1_j", "w:1,j:true"},
+		{"standalone", "again", "w:1"},
+		{"prod", "w1", "w:1"},
+		{"prod", "w1_j", "w:1,j:true"},
+		{"prod", "again", "w:1"},
 	}
 
 	if len(rows) != len(want) {
