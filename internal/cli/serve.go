@@ -67,6 +67,10 @@ func runServe(st *State, f *serveFlags) error {
 		return badInput("--for must not be negative")
 	}
 
+	if f.dataDir != "" && spec.Kind != targets.KindEmbedded && spec.Kind != targets.KindEmbeddedMemory {
+		return badInput("--data-dir: only the %s and %s kinds keep their data in a directory of one's own, not %s", targets.KindEmbedded, targets.KindEmbeddedMemory, spec.Kind)
+	}
+
 	sweepLeftovers(st)
 
 	// Starting PostgreSQL takes seconds; a signal meanwhile cancels it.
