@@ -308,6 +308,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	plan.Options.NoExplain = f.noExplain
 	plan.Options.StatsInterval = f.statsInterval
 	plan.Options.Version = Version()
+	plan.Options.Crash = targets.CrashOptions{Serve: st.Serve}
 
 	// Named and reserved before the run, so that the run log streams
 	// next to where the results will go, and is said where at once: a
@@ -366,6 +367,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	report.WriteBlocks(tableWriter(st, f), res)
+	report.WriteDurability(tableWriter(st, f), res)
 
 	st.setStep("writing the results to %s", out)
 

@@ -57,6 +57,9 @@ type runView struct {
 	// result.Verification).
 	Verification []verificationRow
 
+	// Durability is the run's durability phase (see result.Durability).
+	Durability []durabilityRow
+
 	Loads    []loadRow
 	Excluded []string
 	Phases   []*phaseView
@@ -196,6 +199,7 @@ func newRunView(n int, label string, r *result.Result, describe func(string) str
 		v.Blocks = newBlockViews(r)
 	}
 	v.Verification = newVerificationRows(r.Verifications())
+	v.Durability = newDurabilityRows(r)
 
 	for i := range r.Explain {
 		v.Explain = append(v.Explain, newExplainView(&r.Explain[i]))

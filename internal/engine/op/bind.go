@@ -116,6 +116,13 @@ func updated(res *mongo.UpdateResult, err error) (int64, error) {
 	return res.ModifiedCount + res.UpsertedCount, err
 }
 
+// WriteConcern converts a spec's write concern for the driver (nil for
+// the deployment's default), for callers that write outside an operation,
+// such as the durability phase.
+func WriteConcern(wc *workload.WriteConcern) *writeconcern.WriteConcern {
+	return writeConcern(wc)
+}
+
 // writeConcern converts the spec's write concern for the driver. wtimeout is
 // handled as a client-side timeout by Compile because driver v2 removed it.
 func writeConcern(wc *workload.WriteConcern) *writeconcern.WriteConcern {

@@ -99,6 +99,9 @@ type Result struct {
 	// Matrix holds a comparison run (variants × targets in trials); its
 	// trials carry the phases, so Phases is empty then.
 	Matrix *Matrix `json:"matrix,omitempty"`
+	// Durability holds the durability phase's counts, one per target (and
+	// variant) crashed; empty when the workload has no durability phase.
+	Durability []Durability `json:"durability,omitempty"`
 	// Thresholds are the outcomes of the workload's thresholds, checked on
 	// the run's phases; empty when the workload has none.
 	Thresholds []ThresholdOutcome `json:"thresholds,omitempty"`

@@ -62,6 +62,11 @@ type Spec struct {
 	// Targets names the servers to run on (the command line may add more).
 	Targets []TargetSpec `yaml:"targets" json:"targets,omitempty"`
 
+	// Durability, when set, adds a durability phase after the trials:
+	// a crash of each crashable target under load, and a count of the
+	// acknowledged writes it lost (see Durability).
+	Durability *Durability `yaml:"durability" json:"durability,omitempty"`
+
 	// Thresholds are performance conditions checked at the end of a run
 	// (see Thresholds).
 	Thresholds Thresholds `yaml:"thresholds" json:"thresholds,omitzero"`
