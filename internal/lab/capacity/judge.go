@@ -52,7 +52,9 @@ type Observation struct {
 
 // Judge turns an observation into a step with its verdict. A step fails
 // for the first of these that holds: mongobench's process was saturated
-// (its CPU, or its scheduler handing operations out late), the achieved
+// (its CPU; or its scheduler handed operations out late and the step
+// failed otherwise, which the lateness may explain: a step that met its
+// objectives despite it passes), the achieved
 // rate fell short of the offered one, an error-rate objective failed, a
 // latency objective failed.
 func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
@@ -99,7 +101,7 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 	case o.ClientCPU >= ClientSaturated:
 		st.Cause = CauseClient
 		st.Why = fmt.Sprintf("mongobench's own process used %.0f%% of the machine's cores: the client, not the server, is the limit", 100*o.ClientCPU)
-	case clientLate(o.Schedule):
+	case clientLate(o.Schedule) && (len(latency) > 0 || len(errs) > 0 || o.Offered > 0 && st.AchievedRate < MinAchieved*o.Offered):
 		st.Cause = CauseClient
 		st.Why = fmt.Sprintf("mongobench's scheduler started %d of %d operations late for want of CPU, not of a free slot: the client, not the server, is the limit",
 			o.Schedule.LateForClient, o.Schedule.Scheduled)
