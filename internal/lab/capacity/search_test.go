@@ -125,7 +125,9 @@ func TestSearchStopsWhenTheClientIsTheLimit(t *testing.T) {
 
 func TestSearchReportsTheStepsError(t *testing.T) {
 	boom := errors.New("boom")
-	step := func(context.Context, string, float64) (result.CapacityStep, error) { return result.CapacityStep{}, boom }
+	step := func(context.Context, string, float64) (result.CapacityStep, error) {
+		return result.CapacityStep{}, boom
+	}
 
 	if _, err := Search(context.Background(), SearchOptions{Start: 1, Max: 10, Growth: 2, Resolution: 0.05, MaxSteps: 5}, step); !errors.Is(err, boom) {
 		t.Fatalf("error %v, want the step's", err)
