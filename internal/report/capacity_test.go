@@ -109,3 +109,31 @@ func TestCapacitySectionInTheHTMLReport(t *testing.T) {
 		t.Errorf("%d p99 marks, want one per step (%d)", n, len(res.Capacity.Steps))
 	}
 }
+
+func TestCapacityRatio(t *testing.T) {
+	base := &result.Capacity{MaxRate: 1000, MaxRateCI: [2]float64{950, 1050}}
+	same := &result.Capacity{MaxRate: 1000, MaxRateCI: [2]float64{950, 1050}}
+
+	r, ci, ok := CapacityRatio(base, same)
+	if !ok || r != 1 || ci[0] >= 1 || ci[1] <= 1 {
+		t.Fatalf("equal capacities: %v %v %v, want 1 inside its CI", r, ci, ok)
+	}
+
+	// Independent intervals add up: the ratio's is wider than either's.
+	if w := ci[1] / ci[0]; w <= 1050.0/950 {
+		t.Errorf("ratio CI %v no wider than one capacity's", ci)
+	}
+
+	double := &result.Capacity{MaxRate: 2000, MaxRateCI: [2]float64{1900, 2100}}
+	if r, ci, _ := CapacityRatio(base, double); r != 2 || ci[0] <= 1 || ci[1] < 2 {
+		t.Errorf("doubled capacity: %v %v, want 2 with a CI above 1", r, ci)
+	}
+
+	if _, ci, ok := CapacityRatio(base, &result.Capacity{MaxRate: 500, ClientLimited: true}); !ok || ci != [2]float64{} {
+		t.Errorf("client-limited side: CI %v, want none", ci)
+	}
+
+	if _, _, ok := CapacityRatio(base, &result.Capacity{}); ok {
+		t.Error("a side without a capacity gave a ratio")
+	}
+}
