@@ -169,8 +169,8 @@ func parseWorkers(s string) ([]int, error) {
 		out = append(out, n)
 	}
 
-	if len(out) < 3 {
-		return nil, badInput("--workers %q: a sweep needs at least 3 worker counts to fit", s)
+	if len(out) < 4 {
+		return nil, badInput("--workers %q: a sweep needs at least 4 worker counts to fit the three coefficients and test the curve", s)
 	}
 
 	return out, nil

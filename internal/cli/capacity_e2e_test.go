@@ -41,7 +41,7 @@ operations:
 	// search ends at --max-rate whatever the machine's load.
 	code, stdout, stderr := runMain(t, "capacity", path, "--uri", srv.URI(), "--out", out, "--report",
 		"--slo", "p99 < 2s", "--slo", "error_rate < 1%", "--start-rate", "50", "--max-rate", "100",
-		"--step-duration", "500ms", "--max-step-duration", "1s", "--warmup", "100ms", "--workers", "1,2,4")
+		"--step-duration", "500ms", "--max-step-duration", "1s", "--warmup", "100ms", "--workers", "1,2,3,4")
 	if code != 0 {
 		t.Fatalf("capacity exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -52,8 +52,8 @@ operations:
 	}
 
 	res := readResults(t, out)
-	if c := res.Capacity; c == nil || len(c.Steps) < 3 || len(c.Sweep) != 3 || c.MaxRate != 100 || !c.Confirmed {
-		t.Fatalf("capacity section %+v, want the steps, a confirmation at 100/s and a 3-step sweep", c)
+	if c := res.Capacity; c == nil || len(c.Steps) < 3 || len(c.Sweep) != 4 || c.MaxRate != 100 || !c.Confirmed {
+		t.Fatalf("capacity section %+v, want the steps, a confirmation at 100/s and a 4-step sweep", c)
 	}
 
 	html := filepath.Join(dir, "capacity.html")

@@ -20,7 +20,7 @@ func TestCapacityFlagErrors(t *testing.T) {
 		{[]string{w, "--slo", "p99 < 5"}, "latency unit"},
 		{[]string{w, "--slo", "p99 < 5ms", "--workers", "1,x"}, "--workers"},
 		{[]string{w, "--slo", "p99 < 5ms", "--workers", "4,2,8"}, "must increase"},
-		{[]string{w, "--slo", "p99 < 5ms", "--workers", "1,2"}, "at least 3"},
+		{[]string{w, "--slo", "p99 < 5ms", "--workers", "1,2,4"}, "at least 4"},
 		{[]string{w, "--slo", "p99 < 5ms", "--start-rate", "0"}, "--start-rate"},
 		{[]string{w, "--slo", "p99 < 5ms", "--growth", "1"}, "--growth"},
 		{[]string{w, "--slo", "p99 < 5ms", "--resolution", "x"}, "--resolution"},

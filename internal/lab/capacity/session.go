@@ -46,8 +46,8 @@ type Config struct {
 	// worker counts after the search.
 	Workers []int
 
-	// Fit, when set, fits the Universal Scalability Law to the sweep's
-	// points (workers, ops/s); nil leaves the sweep unfitted.
+	// Fit fits the Universal Scalability Law to the sweep's points
+	// (workers, ops/s); nil is FitUSL.
 	Fit func(points [][2]float64) (*result.USLFit, error)
 
 	// CPU is the process's CPU time so far; nil is ProcessCPU.
@@ -276,8 +276,12 @@ func (s *session) sweep(ctx context.Context, capa *result.Capacity) error {
 		points = append(points, [2]float64{float64(n), float64(st.Count) / max(st.DurationS, 1e-9)})
 	}
 
-	if s.cfg.Fit == nil || len(points) == 0 {
+	if len(points) == 0 {
 		return nil
+	}
+
+	if s.cfg.Fit == nil {
+		s.cfg.Fit = FitUSL
 	}
 
 	fit, err := s.cfg.Fit(points)
