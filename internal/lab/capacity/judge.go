@@ -53,8 +53,10 @@ type Observation struct {
 // Judge turns an observation into a step with its verdict. A step fails
 // for the first of these that holds: mongobench's process was saturated
 // (its CPU; or its scheduler handed operations out late and the step
-// failed otherwise, which the lateness may explain: a step that met its
-// objectives despite it passes), the achieved
+// failed otherwise in a way the lateness explains: the achieved rate fell
+// short, or the scheduler's longest lag reached a quarter of a broken
+// latency limit; a step that met its objectives despite it passes), the
+// achieved
 // rate fell short of the offered one, an error-rate objective failed, a
 // latency objective failed.
 func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
@@ -81,6 +83,8 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 
 	var latency, errs []string
 
+	tightest := 0.0 // the lowest limit of a failed latency objective, µs
+
 	for _, s := range slos {
 		v := s.Measure(o.Ops, o.DurationS)
 		st.SLO = append(st.SLO, v)
@@ -92,6 +96,10 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 		what := fmt.Sprintf("%s measured %s", v.Condition, s.Condition.Metric.Format(v.Measured))
 		if s.Condition.Metric.Latency() {
 			latency = append(latency, what)
+
+			if tightest == 0 || s.Condition.Limit < tightest {
+				tightest = s.Condition.Limit
+			}
 		} else {
 			errs = append(errs, what)
 		}
@@ -101,10 +109,10 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 	case o.ClientCPU >= ClientSaturated:
 		st.Cause = CauseClient
 		st.Why = fmt.Sprintf("mongobench's own process used %.0f%% of the machine's cores: the client, not the server, is the limit", 100*o.ClientCPU)
-	case clientLate(o.Schedule) && (len(latency) > 0 || len(errs) > 0 || o.Offered > 0 && st.AchievedRate < MinAchieved*o.Offered):
+	case clientLate(o.Schedule) && (lagMatters(o.Schedule, tightest) || o.Offered > 0 && st.AchievedRate < MinAchieved*o.Offered):
 		st.Cause = CauseClient
-		st.Why = fmt.Sprintf("mongobench's scheduler started %d of %d operations late for want of CPU, not of a free slot: the client, not the server, is the limit",
-			o.Schedule.LateForClient, o.Schedule.Scheduled)
+		st.Why = fmt.Sprintf("mongobench's scheduler started %d of %d operations late (up to %s) for want of CPU, not of a free slot: the client, not the server, is the limit",
+			o.Schedule.LateForClient, o.Schedule.Scheduled, units.Micros(o.Schedule.MaxSchedulerLagUS))
 	case o.Offered > 0 && st.AchievedRate < MinAchieved*o.Offered:
 		st.Cause = CauseAchieved
 		st.Why = fmt.Sprintf("achieved %.1f ops/s of the %.1f offered (%.0f%%)", st.AchievedRate, o.Offered, 100*st.AchievedRate/o.Offered)
@@ -132,6 +140,17 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 // them for the scheduler's lag than for a busy slot.
 func clientLate(s *result.Schedule) bool {
 	return s != nil && s.Scheduled > 0 && float64(s.LateForClient) >= lateShare*float64(s.Scheduled) && s.LateForClient > s.LateForSlot
+}
+
+// lagShare is the share of a latency limit the scheduler's longest lag
+// must reach to explain a broken latency objective: a client a millisecond
+// late on a busy machine does not break a 100 ms objective.
+const lagShare = 0.25
+
+// lagMatters tells whether the scheduler's lag could explain a latency
+// objective broken at limit µs (0: none broke).
+func lagMatters(s *result.Schedule, limit float64) bool {
+	return limit > 0 && s.MaxSchedulerLagUS >= lagShare*limit
 }
 
 // certain tells whether every objective of a step was judged beyond its

@@ -176,9 +176,14 @@ func TestJudgeCauses(t *testing.T) {
 		}(), ""},
 		{"late and broke", func() Observation {
 			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
-			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 500, LateForClient: 500}
+			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 5000}
 			return o
 		}(), CauseClient},
+		{"a little late and broke", func() Observation {
+			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
+			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 1500}
+			return o
+		}(), CauseLatency},
 	}
 
 	for _, c := range cases {

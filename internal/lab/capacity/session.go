@@ -172,6 +172,10 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	}
 
 	res := s.last
+	if s.lastRate != nil {
+		res = s.lastRate
+	}
+
 	if s.confirm != nil {
 		res = s.confirm
 	}
@@ -208,9 +212,9 @@ type session struct {
 	// client's alone.
 	external bool
 
-	// confirm is the results of the last passing confirmation run, last
-	// those of the last step.
-	confirm, last *result.Result
+	// confirm is the results of the last passing confirmation run,
+	// lastRate those of the last rate step, last those of the last step.
+	confirm, lastRate, last *result.Result
 }
 
 // rateStep runs one open-loop step.
@@ -235,6 +239,7 @@ func (s *session) rateStep(ctx context.Context, kind string, rate float64) (resu
 
 	o.Offered = rate
 	st := Judge(kind, o, s.cfg.SLO)
+	s.lastRate = res
 
 	if kind == result.CapacityStepConfirm && st.Passed {
 		s.confirm = res
