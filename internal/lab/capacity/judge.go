@@ -52,13 +52,13 @@ type Observation struct {
 
 // Judge turns an observation into a step with its verdict. A step fails
 // for the first of these that holds: mongobench's process was saturated
-// (its CPU; or its scheduler handed operations out late and the step
-// failed otherwise in a way the lateness explains: the achieved rate fell
-// short, or the scheduler's longest lag reached a quarter of a broken
-// latency limit; a step that met its objectives despite it passes), the
-// achieved
-// rate fell short of the offered one, an error-rate objective failed, a
-// latency objective failed.
+// (its CPU; or the achieved rate fell short with operations never started
+// while its scheduler, not a busy slot, made them late); the achieved rate
+// fell short of the offered one (operations were started but the server
+// did not finish them); the scheduler's longest lag reached a quarter of a
+// broken latency limit, so that it may explain it (a step that met its
+// objectives despite a late scheduler passes); an error-rate objective
+// failed; a latency objective failed.
 func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 	st := result.CapacityStep{
 		Kind: kind, OfferedRate: o.Offered, Workers: o.Workers, DurationS: o.DurationS, ClientCPU: o.ClientCPU,
@@ -105,20 +105,27 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 		}
 	}
 
+	// The rate fell short: operations were due that did not complete.
+	short := o.Offered > 0 && st.AchievedRate < MinAchieved*o.Offered
+
 	switch {
 	case o.ClientCPU >= ClientSaturated:
 		st.Cause = CauseClient
 		st.Why = fmt.Sprintf("mongobench's own process used %.0f%% of the machine's cores: the client, not the server, is the limit", 100*o.ClientCPU)
-	case clientLate(o.Schedule) && (lagMatters(o.Schedule, tightest) || o.Offered > 0 && st.AchievedRate < MinAchieved*o.Offered):
+	case short && clientLate(o.Schedule) && o.Schedule.Pending > 0:
 		st.Cause = CauseClient
-		st.Why = fmt.Sprintf("mongobench's scheduler started %d of %d operations late (up to %s) for want of CPU, not of a free slot: the client, not the server, is the limit",
-			o.Schedule.LateForClient, o.Schedule.Scheduled, units.Micros(o.Schedule.MaxSchedulerLagUS))
-	case o.Offered > 0 && st.AchievedRate < MinAchieved*o.Offered:
+		st.Why = fmt.Sprintf("achieved %.1f ops/s of the %.1f offered with %d operations never started and %d started late for want of CPU, not of a free slot: the client, not the server, is the limit",
+			st.AchievedRate, o.Offered, o.Schedule.Pending, o.Schedule.LateForClient)
+	case short:
 		st.Cause = CauseAchieved
 		st.Why = fmt.Sprintf("achieved %.1f ops/s of the %.1f offered (%.0f%%)", st.AchievedRate, o.Offered, 100*st.AchievedRate/o.Offered)
 		if o.Schedule != nil && (o.Schedule.Dropped > 0 || o.Schedule.Pending > 0) {
 			st.Why += fmt.Sprintf("; %d dropped, %d still waiting at the end", o.Schedule.Dropped, o.Schedule.Pending)
 		}
+	case clientLate(o.Schedule) && lagMatters(o.Schedule, tightest):
+		st.Cause = CauseClient
+		st.Why = fmt.Sprintf("mongobench's scheduler started %d of %d operations late (up to %s) for want of CPU, not of a free slot: the client, not the server, is the limit",
+			o.Schedule.LateForClient, o.Schedule.Scheduled, units.Micros(o.Schedule.MaxSchedulerLagUS))
 	case len(errs) > 0:
 		st.Cause = CauseErrors
 		st.Why = strings.Join(append(errs, latency...), "; ")

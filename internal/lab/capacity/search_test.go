@@ -179,6 +179,18 @@ func TestJudgeCauses(t *testing.T) {
 			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 5000}
 			return o
 		}(), CauseClient},
+		{"short, started, late", func() Observation {
+			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
+			o.Offered = 2000
+			o.Schedule = &result.Schedule{Scheduled: 4000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 50000}
+			return o
+		}(), CauseAchieved},
+		{"short, never started, late", func() Observation {
+			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
+			o.Offered = 2000
+			o.Schedule = &result.Schedule{Scheduled: 4000, Late: 500, LateForClient: 500, Pending: 1500}
+			return o
+		}(), CauseClient},
 		{"a little late and broke", func() Observation {
 			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
 			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 1500}
