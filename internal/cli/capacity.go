@@ -55,7 +55,8 @@ rates so that the strictest percentile has a confidence interval.
 
 An --slo is a threshold as in a workload's thresholds ("p99 < 20ms",
 "error_rate < 0.1%"), on all operations together or, with a prefix, on one
-("get:p99 < 5ms"); repeat it for several. --workers 1,2,4,8,16 adds a closed-loop
+("get:p99 < 5ms"); repeat it for several. Without --slo the workload's
+thresholds that bound a latency or the error rate are the objectives. --workers 1,2,4,8,16 adds a closed-loop
 sweep over those worker counts after the search.
 
 The target is launched once, as run launches it (the embedded FerretDB without
@@ -74,7 +75,7 @@ with its 95% confidence interval. See docs/capacity.md.`,
 	}
 
 	fl := c.Flags()
-	fl.StringArrayVar(&f.slo, "slo", nil, "an objective, repeatable: [OPERATION:]METRIC < LIMIT, e.g. 'p99 < 20ms' or 'error_rate < 0.1%' (required)")
+	fl.StringArrayVar(&f.slo, "slo", nil, "an objective, repeatable: [OPERATION:]METRIC < LIMIT, e.g. 'p99 < 20ms' or 'error_rate < 0.1%' (default: the workload's thresholds that bound a latency or the error rate)")
 	fl.StringVar(&f.workers, "workers", "", "also sweep these closed-loop worker counts, comma-separated (e.g. 1,2,4,8,16)")
 	fl.Float64Var(&f.startRate, "start-rate", 100, "first rate tried, operations per second")
 	fl.Float64Var(&f.maxRate, "max-rate", 1_000_000, "highest rate tried, operations per second")
@@ -104,10 +105,6 @@ with its 95% confidence interval. See docs/capacity.md.`,
 // capacitySettings checks the flags and turns them into the search's
 // settings.
 func capacitySettings(f *capacityFlags) ([]capacity.SLO, []int, capacity.SearchOptions, error) {
-	if len(f.slo) == 0 {
-		return nil, nil, capacity.SearchOptions{}, badInput("--slo is required: give an objective such as --slo 'p99 < 20ms'")
-	}
-
 	var slos []capacity.SLO
 
 	for _, s := range f.slo {
@@ -230,6 +227,16 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 		}
 
 		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
+	}
+
+	if len(slos) == 0 {
+		if slos, err = capacity.FromThresholds(w.Spec.Thresholds.Rules); err != nil {
+			return badInput("%s: %v", path, err)
+		}
+
+		for _, s := range slos {
+			f.slo = append(f.slo, s.String())
+		}
 	}
 
 	st.maskValues(w.Spec.SecretValues())

@@ -14,7 +14,7 @@ func TestCapacityFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{w}, "--slo is required"},
+		{[]string{w}, "no --slo given"},
 		{[]string{w, "--slo", "throughput > 5"}, "--slo"},
 		{[]string{w, "--slo", "p99 > 5ms"}, "upper bound"},
 		{[]string{w, "--slo", "p99 < 5"}, "latency unit"},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
 	"github.com/mongobench/mongobench/internal/stats/metrics"
 )
 
@@ -256,5 +257,38 @@ func TestStepLength(t *testing.T) {
 
 	if d := StepLength(slos, 1, time.Second, time.Minute); d != time.Minute {
 		t.Errorf("at 1/s: %v, want the maximum", d)
+	}
+}
+
+func TestFromThresholds(t *testing.T) {
+	spec, errs := workload.Parse("w.yaml", []byte(`name: t
+database: t
+collections: [{name: items}]
+thresholds:
+  all: ["p99 < 20ms", "throughput > 100"]
+  get: ["error_rate < 1%"]
+operations:
+  - {name: get, op: findOne, collection: items, filter: {_id: 1}}
+`))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+
+	slos, err := FromThresholds(spec.Thresholds.Rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var got []string
+	for _, s := range slos {
+		got = append(got, s.String())
+	}
+
+	if strings.Join(got, "; ") != "p99 < 20ms; get:error_rate < 1%" {
+		t.Errorf("objectives %q, want the latency and error-rate bounds, not the throughput floor", got)
+	}
+
+	if _, err := FromThresholds(nil); err == nil {
+		t.Error("no thresholds gave objectives")
 	}
 }

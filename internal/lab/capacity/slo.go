@@ -176,3 +176,27 @@ func wilson(bad, n int64) ([2]float64, bool) {
 
 	return [2]float64{100 * max(centre-half, 0), 100 * min(centre+half, 1)}, true
 }
+
+// FromThresholds takes the objectives from a workload's thresholds, for a
+// search given no --slo: each upper bound on a latency or the error rate
+// becomes an SLO on its operation (or all of them); the others
+// (throughput floors, lower bounds) say nothing about capacity and are
+// left out. It is an error when none is left.
+func FromThresholds(rules []workload.ThresholdRule) ([]SLO, error) {
+	var out []SLO
+
+	for _, r := range rules {
+		c := r.Condition
+		if c.Metric.Kind == threshold.Throughput || c.Cmp == threshold.Greater || c.Cmp == threshold.GreaterEq {
+			continue
+		}
+
+		out = append(out, SLO{Operation: r.Operation, Condition: c})
+	}
+
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no --slo given and the workload's thresholds hold no upper bound on a latency or the error rate to search against")
+	}
+
+	return out, nil
+}
