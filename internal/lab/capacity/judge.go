@@ -105,8 +105,17 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 		}
 	}
 
-	// The rate fell short: operations were due that did not complete.
-	short := o.Offered > 0 && st.AchievedRate < MinAchieved*o.Offered
+	// The rate fell short: the operations started (due, less those still
+	// waiting at the end or dropped) fell below the offered rate. Started,
+	// not completed: at the end of a step the operations in flight (rate ×
+	// latency of them) have not completed, which says nothing about
+	// keeping up. Without a schedule, the completions are all there is.
+	started := st.AchievedRate
+	if sc := o.Schedule; sc != nil && o.DurationS > 0 {
+		started = float64(sc.Scheduled-sc.Pending-sc.Dropped) / o.DurationS
+	}
+
+	short := o.Offered > 0 && started < MinAchieved*o.Offered
 
 	switch {
 	case o.ClientCPU >= ClientSaturated:
@@ -118,7 +127,7 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 			st.AchievedRate, o.Offered, o.Schedule.Pending, o.Schedule.LateForClient)
 	case short:
 		st.Cause = CauseAchieved
-		st.Why = fmt.Sprintf("achieved %.1f ops/s of the %.1f offered (%.0f%%)", st.AchievedRate, o.Offered, 100*st.AchievedRate/o.Offered)
+		st.Why = fmt.Sprintf("started %.1f ops/s of the %.1f offered (%.0f%%), completed %.1f", started, o.Offered, 100*started/o.Offered, st.AchievedRate)
 		if o.Schedule != nil && (o.Schedule.Dropped > 0 || o.Schedule.Pending > 0) {
 			st.Why += fmt.Sprintf("; %d dropped, %d still waiting at the end", o.Schedule.Dropped, o.Schedule.Pending)
 		}

@@ -183,9 +183,15 @@ func TestJudgeCauses(t *testing.T) {
 		{"short, started, late", func() Observation {
 			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
 			o.Offered = 2000
-			o.Schedule = &result.Schedule{Scheduled: 4000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 50000}
+			o.Schedule = &result.Schedule{Scheduled: 4000, Pending: 1500, Late: 500, LateForSlot: 400, LateForClient: 100, MaxSchedulerLagUS: 50000}
 			return o
 		}(), CauseAchieved},
+		{"in flight at the end", func() Observation {
+			o := observe(t, 1000, 2, 2*time.Millisecond, 0)
+			o.Offered = 1100 // 10% not completed yet, all started
+			o.Schedule = &result.Schedule{Scheduled: 2200}
+			return o
+		}(), ""},
 		{"short, never started, late", func() Observation {
 			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
 			o.Offered = 2000
