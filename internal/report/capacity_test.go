@@ -29,9 +29,9 @@ func capacityFixture() *result.Capacity {
 		Confirmed: true,
 		Verdict:   "maximum sustainable rate 880.0 ops/s; the SLO broke at 920.0 ops/s (latency: " + hostile + ")",
 		Steps: []result.CapacityStep{
-			step("rate", 400, 3300, true), step("rate", 800, 5000, true), step("rate", 1600, 64000, false),
-			step("rate", 1200, 40000, false), step("rate", 1000, 15000, false), step("rate", 900, 10500, false),
-			step("rate", 850, 7000, true), step("rate", 880, 8500, true), step("confirm", 880, 8700, true),
+			step("step", 400, 3300, true), step("step", 800, 5000, true), step("step", 1600, 64000, false),
+			step("step", 1200, 40000, false), step("step", 1000, 15000, false), step("step", 900, 10500, false),
+			step("step", 850, 7000, true), step("step", 880, 8500, true), step("confirm", 880, 8700, true),
 		},
 		Broke: 5,
 		Sweep: []result.CapacityStep{

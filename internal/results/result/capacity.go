@@ -49,14 +49,15 @@ type Capacity struct {
 
 // Kinds of capacity steps.
 const (
-	CapacityStepRate    = "rate"
+	CapacityStepRate    = "step"
 	CapacityStepConfirm = "confirm"
 	CapacityStepWorkers = "workers"
 )
 
 // CapacityStep is one step of a capacity search or sweep.
 type CapacityStep struct {
-	// Kind is CapacityStepRate, CapacityStepConfirm or CapacityStepWorkers.
+	// Kind is CapacityStepRate ("step", an open-loop step of the search),
+	// CapacityStepConfirm or CapacityStepWorkers.
 	Kind string `json:"kind"`
 	// OfferedRate is the open-loop rate, operations per second.
 	OfferedRate float64 `json:"offered_rate,omitempty"`
