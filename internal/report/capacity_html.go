@@ -170,7 +170,7 @@ func latencyPicture(c *result.Capacity) string {
 	var b strings.Builder
 
 	frame(&b, "Latency against achieved throughput", x, y, "achieved throughput (ops/s)", "response time (log)", rate,
-		func(v float64) string { return units.Micros(v) })
+		units.Micros)
 
 	if c.MaxRate > 0 {
 		l, r := x.px(c.MaxRateCI[0]), x.px(c.MaxRateCI[1])
@@ -218,7 +218,7 @@ func latencyLimits(slo []string) []float64 {
 	var out []float64
 
 	for _, s := range slo {
-		if _, cond, ok := strings.Cut(s, ":"); ok && !strings.ContainsAny(s[:strings.Index(s, ":")], "<>") {
+		if op, cond, ok := strings.Cut(s, ":"); ok && !strings.ContainsAny(op, "<>") {
 			s = cond
 		}
 

@@ -13,8 +13,10 @@ import (
 // fitted sweep, with hostile text where a results file carries text.
 func capacityFixture() *result.Capacity {
 	step := func(kind string, rate, p99 float64, passed bool) result.CapacityStep {
-		s := result.CapacityStep{Kind: kind, OfferedRate: rate, AchievedRate: rate * 0.999, DurationS: 2, Count: int64(2 * rate),
-			P50US: p99 / 2, P99US: p99, P999US: p99 * 1.2, ClientCPU: 0.1, Passed: passed}
+		s := result.CapacityStep{
+			Kind: kind, OfferedRate: rate, AchievedRate: rate * 0.999, DurationS: 2, Count: int64(2 * rate),
+			P50US: p99 / 2, P99US: p99, P999US: p99 * 1.2, ClientCPU: 0.1, Passed: passed,
+		}
 		if !passed {
 			s.Cause, s.Why = "latency", "p99 < 10ms measured "+hostile
 		}
@@ -41,8 +43,10 @@ func capacityFixture() *result.Capacity {
 			{Kind: "workers", Workers: 8, AchievedRate: 885, P99US: 9400, Passed: true},
 			{Kind: "workers", Workers: 16, AchievedRate: 935, P99US: 17500, Passed: false, Cause: "latency", Why: "p99"},
 		},
-		Fit: &result.USLFit{Lambda: 495, Sigma: 0.49, Kappa: 0.0001, LambdaCI: [2]float64{480, 510},
-			SigmaCI: [2]float64{0.45, 0.53}, KappaCI: [2]float64{0, 0.0004}, PeakN: 71, PeakX: 990, R2: 0.998, Supported: true},
+		Fit: &result.USLFit{
+			Lambda: 495, Sigma: 0.49, Kappa: 0.0001, LambdaCI: [2]float64{480, 510},
+			SigmaCI: [2]float64{0.45, 0.53}, KappaCI: [2]float64{0, 0.0004}, PeakN: 71, PeakX: 990, R2: 0.998, Supported: true,
+		},
 	}
 }
 
@@ -102,8 +106,8 @@ func TestCapacitySectionInTheHTMLReport(t *testing.T) {
 	}
 
 	// Every step is a p99 square, besides the two pictures' frames and the interval.
-	section := page[strings.Index(page, `id="r1-capacity"`):]
-	section = section[:strings.Index(section, "</section>")]
+	_, section, _ := strings.Cut(page, `id="r1-capacity"`)
+	section, _, _ = strings.Cut(section, "</section>")
 
 	if n := strings.Count(section, `<rect x=`) - 3; n != len(res.Capacity.Steps) {
 		t.Errorf("%d p99 marks, want one per step (%d)", n, len(res.Capacity.Steps))
