@@ -298,3 +298,16 @@ operations:
 		t.Error("no thresholds gave objectives")
 	}
 }
+
+func TestWithOption(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"mongodb://127.0.0.1:27017", "mongodb://127.0.0.1:27017/?maxConnecting=64"},
+		{"mongodb://127.0.0.1:27017/", "mongodb://127.0.0.1:27017/?maxConnecting=64"},
+		{"mongodb://h/?directConnection=true", "mongodb://h/?directConnection=true&maxConnecting=64"},
+		{"mongodb://h/?maxconnecting=5", "mongodb://h/?maxconnecting=5"},
+	} {
+		if got := withOption(c.in, "maxConnecting", 64); got != c.want {
+			t.Errorf("withOption(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -310,14 +310,15 @@ func (s *session) runStep(ctx context.Context) (*result.Result, Observation, err
 	p.Options.StatsInterval = 0
 	p.Options.RunLog, p.Options.TrialLogs = "", ""
 
-	if s.pool > 0 && !strings.Contains(strings.ToLower(s.uri), "maxpoolsize") {
-		sep := "?"
-		if strings.Contains(s.uri, "?") {
-			sep = "&"
-		}
-
-		p.Options.URI += fmt.Sprintf("%smaxPoolSize=%d", sep, s.pool)
+	if s.pool > 0 {
+		p.Options.URI = withOption(p.Options.URI, "maxPoolSize", s.pool)
 	}
+
+	// The driver opens two connections at a time by default; a step that
+	// needs more (its rate × latency) would wait for them, counted as the
+	// client's lag, while a server that slows with load also slows their
+	// handshakes. A service at steady state has its connections open.
+	p.Options.URI = withOption(p.Options.URI, "maxConnecting", uint64(min(max(s.phase.MaxInFlight, s.phase.Concurrency), maxConnecting)))
 
 	meter := &cpuMeter{cpu: s.cfg.CPU}
 	hooks := s.cfg.Hooks
@@ -409,3 +410,22 @@ func (m *cpuMeter) PhaseEnded(p runner.Phase, r *runner.PhaseResult) {
 
 // loadModel is the model name package runner gives loading phases.
 const loadModel = "load"
+
+// maxConnecting bounds the connections a step's client opens at once.
+const maxConnecting = 100
+
+// withOption adds a connection string option unless the string sets it.
+func withOption(uri, name string, v uint64) string {
+	if strings.Contains(strings.ToLower(uri), strings.ToLower(name)+"=") {
+		return uri
+	}
+
+	sep := "?"
+	if strings.Contains(uri, "?") {
+		sep = "&"
+	} else if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(uri, "mongodb+srv://"), "mongodb://"), "/") {
+		sep = "/?"
+	}
+
+	return fmt.Sprintf("%s%s%s=%d", uri, sep, name, v)
+}
