@@ -170,14 +170,17 @@ func latencyPicture(c *result.Capacity) string {
 	var b strings.Builder
 
 	frame(&b, "Latency against achieved throughput", x, y, "achieved throughput (ops/s)", "response time (log)", rate,
-		units.Micros)
+		threshold.FormatLatency)
 
 	if c.MaxRate > 0 {
-		l, r := x.px(c.MaxRateCI[0]), x.px(c.MaxRateCI[1])
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#2a7" fill-opacity="0.15"/>`, l, svgTop, max(r-l, 1), svgH-svgTop-svgBot)
+		if !c.ClientLimited && c.MaxRateCI[1] > 0 {
+			l, r := x.px(c.MaxRateCI[0]), x.px(c.MaxRateCI[1])
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#2a7" fill-opacity="0.15"/>`, l, svgTop, max(r-l, 1), svgH-svgTop-svgBot)
+		}
+
 		p := x.px(c.MaxRate)
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#2a7" stroke-width="2"/><text x="%.1f" y="%.1f" fill="#164">capacity %.0f ops/s</text>`,
-			p, svgTop, p, svgH-svgBot, p+4, svgTop+12, c.MaxRate)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#2a7" stroke-width="2"/><text x="%.1f" y="%.1f" fill="#164">%s %.0f ops/s</text>`,
+			p, svgTop, p, svgH-svgBot, p+4, svgTop+12, map[bool]string{true: "at least", false: "capacity"}[c.ClientLimited], c.MaxRate)
 	}
 
 	for _, l := range limits {

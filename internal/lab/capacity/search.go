@@ -213,7 +213,9 @@ func (s *search) finish() {
 		}
 	}
 
-	c.MaxRateCI = s.interval()
+	if !s.client { // a lower bound has no interval
+		c.MaxRateCI = s.interval()
+	}
 	c.Verdict = s.verdict()
 }
 

@@ -118,8 +118,8 @@ func TestSearchStopsWhenTheClientIsTheLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if !c.ClientLimited || c.MaxRate != 200 || len(c.Steps) != 3 || c.Steps[2].Cause != CauseClient {
-		t.Fatalf("client-limited %v, max %.1f after %d steps, want a lower bound of 200 after the third step: %s",
+	if !c.ClientLimited || c.MaxRate != 200 || len(c.Steps) != 3 || c.Steps[2].Cause != CauseClient || c.MaxRateCI != [2]float64{} {
+		t.Fatalf("client-limited %v, max %.1f after %d steps, want a lower bound of 200 without an interval after the third step: %s",
 			c.ClientLimited, c.MaxRate, len(c.Steps), c.Verdict)
 	}
 }
