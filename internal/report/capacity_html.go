@@ -92,6 +92,10 @@ func (a axis) px(v float64) float64 {
 func (a axis) ticks() []float64 {
 	var out []float64
 
+	if !(a.hi > a.lo) || math.IsInf(a.hi, 0) || a.log && !(a.lo > 0) {
+		return nil // nothing to mark, and no loop without an end
+	}
+
 	if a.log {
 		for d := math.Floor(math.Log10(a.lo)); d <= math.Ceil(math.Log10(a.hi)); d++ {
 			for _, m := range []float64{1, 2, 5} {
@@ -164,8 +168,8 @@ func latencyPicture(c *result.Capacity) string {
 		return ""
 	}
 
-	x := axis{lo: 0, hi: slices.Max(xs) * 1.05, from: svgLeft, to: svgW - svgRight}
-	y := axis{lo: slices.Min(ys) / 1.5, hi: slices.Max(ys) * 1.5, log: true, from: svgH - svgBot, to: svgTop}
+	x := axis{lo: 0, hi: max(slices.Max(xs)*1.05, 1), from: svgLeft, to: svgW - svgRight}
+	y := axis{lo: max(slices.Min(ys)/1.5, 1), hi: max(slices.Max(ys)*1.5, 10), log: true, from: svgH - svgBot, to: svgTop}
 
 	var b strings.Builder
 
@@ -250,8 +254,8 @@ func sweepPicture(c *result.Capacity) string {
 		ys = append(ys, f.PeakX)
 	}
 
-	x := axis{lo: 0, hi: slices.Max(xs) * 1.05, from: svgLeft, to: svgW - svgRight}
-	y := axis{lo: 0, hi: slices.Max(ys) * 1.15, from: svgH - svgBot, to: svgTop}
+	x := axis{lo: 0, hi: max(slices.Max(xs)*1.05, 1), from: svgLeft, to: svgW - svgRight}
+	y := axis{lo: 0, hi: max(slices.Max(ys)*1.15, 1), from: svgH - svgBot, to: svgTop}
 
 	var b strings.Builder
 

@@ -141,3 +141,18 @@ func TestCapacityRatio(t *testing.T) {
 		t.Error("a side without a capacity gave a ratio")
 	}
 }
+
+// A search where nothing succeeded, with a zero limit, still renders: no
+// axis without a range, no endless ticks.
+func TestCapacitySectionOfNothing(t *testing.T) {
+	c := &result.Capacity{
+		SLO: []string{"p99 < 0ms", "error_rate < 1%"}, Broke: 0,
+		Steps: []result.CapacityStep{{Kind: result.CapacityStepRate, OfferedRate: 10, Errors: 20, Cause: "errors", Why: "all failed"}},
+		Sweep: []result.CapacityStep{{Kind: result.CapacityStepWorkers, Workers: 1}},
+	}
+
+	html := string(capacityHTML("r1", c))
+	if !strings.Contains(html, "none found within the SLO") || strings.Contains(html, "NaN") || strings.Contains(html, "Inf") {
+		t.Errorf("section:\n%s", html)
+	}
+}
