@@ -366,7 +366,8 @@ func (s *session) runStep(ctx context.Context) (*result.Result, Observation, err
 
 // cpuMeter measures the process's CPU over the measured phase (warm-up
 // included, set-up and loading not), passing progress on to the caller's
-// observer.
+// observer. It is not a runner.BlockObserver: a stepped phase has no
+// growth blocks (Phase refuses them).
 type cpuMeter struct {
 	cpu   func() time.Duration
 	inner runner.Observer
