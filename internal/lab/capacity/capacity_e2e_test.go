@@ -90,6 +90,13 @@ func TestCapacityLoadDependentServer(t *testing.T) {
 	c := res.Capacity
 	t.Logf("verdict: %s; max rate %.1f CI %v", c.Verdict, c.MaxRate, c.MaxRateCI)
 
+	// The sweep is judged whatever the search found: both are the issue's.
+	if len(c.Sweep) != 5 {
+		t.Errorf("sweep has %d steps, want 5", len(c.Sweep))
+	} else {
+		checkFit(t, c)
+	}
+
 	if !c.Confirmed {
 		t.Fatalf("the capacity was not confirmed: %s", c.Verdict)
 	}
@@ -114,10 +121,4 @@ func TestCapacityLoadDependentServer(t *testing.T) {
 	if c.Broke < 0 || c.Steps[c.Broke].Passed || c.Steps[c.Broke].OfferedRate <= c.MaxRate {
 		t.Errorf("the step where the SLO broke is %d, want a failed step above the capacity", c.Broke)
 	}
-
-	if len(c.Sweep) != 5 {
-		t.Fatalf("sweep has %d steps, want 5", len(c.Sweep))
-	}
-
-	checkFit(t, c)
 }
