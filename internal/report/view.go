@@ -62,6 +62,10 @@ type runView struct {
 
 	Loads    []loadRow
 	Excluded []string
+
+	// Capacity is the capacity section of a `mongobench capacity`
+	// result (capacity_html.go), empty otherwise.
+	Capacity capacitySection
 	Phases   []*phaseView
 
 	Server *serverView
@@ -195,6 +199,7 @@ func newRunView(n int, label string, r *result.Result, describe func(string) str
 	v.Description, v.WorkloadSpec = specText(r.Workload.Spec)
 
 	v.FindingGroups = newFindingGroupViews(r)
+	v.Capacity = capacityHTML(v.ID, r.Capacity)
 	if r.Matrix == nil {
 		v.Blocks = newBlockViews(r)
 	}

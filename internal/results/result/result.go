@@ -120,6 +120,9 @@ type Result struct {
 	// environment, so that a point of a history names what it measured.
 	Label  string `json:"label,omitempty"`
 	Commit string `json:"commit,omitempty"`
+	// Capacity is set on the results of `mongobench capacity`: its
+	// search, sweep and verdict (capacity.go).
+	Capacity *Capacity `json:"capacity,omitempty"`
 }
 
 // Workload identifies the workload that was run.
