@@ -762,7 +762,7 @@ func runBlock(res *result.Result, fig Figure, mixes bool) Block {
 		}
 	}
 
-	b.Answer = b.answerGroups(res, b.Groups, phases, unused)
+	b.Answer = b.answerGroups(res, b.Groups, phases, unused, readBackEvidence(res, fig.Judging)...)
 
 	return b
 }

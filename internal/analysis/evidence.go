@@ -128,7 +128,7 @@ func whereIndexShows(res *result.Result) string {
 	case "ferretdb-sqlite":
 		return "FerretDB's SQLite backend uses no secondary index; on mongod (--target mongod, or --uri) the index is used"
 	case "ferretdb-postgresql":
-		return "FerretDB v1 on PostgreSQL pushes an equality filter down as a JSONB containment test, which its indexes do not serve; on mongod (--target mongod, or --uri) the index is used"
+		return "FerretDB v1 on PostgreSQL uses none either (it pushes down equality filters only, as JSONB containment tests its indexes do not serve); on mongod (--target mongod, or --uri) the index is used"
 	default:
 		return "the server's plan used no index"
 	}
@@ -139,7 +139,7 @@ func whereIndexShows(res *result.Result) string {
 // of variants on a target), named by its label, its difference, or that
 // there is none, or that the server did not do what the tweak is about
 // (with the explain evidence above it, and where it would show).
-func (b *Block) answerGroups(res *result.Result, groups []BlockGroup, labels []string, unused []bool) string {
+func (b *Block) answerGroups(res *result.Result, groups []BlockGroup, labels []string, unused []bool, extra ...string) string {
 	worse, better := b.Figure.worse()
 
 	var parts, same, short []string
@@ -186,9 +186,75 @@ func (b *Block) answerGroups(res *result.Result, groups []BlockGroup, labels []s
 		parts = append(parts, "inconclusive (too few intervals): "+strings.Join(short, ", "))
 	}
 
+	parts = append(parts, extra...)
+
 	if len(parts) == 0 {
 		return ""
 	}
 
 	return "Answer: " + strings.Join(parts, "; ")
+}
+
+// specOperation is what readBackEvidence reads of a workload's operation.
+type specOperation struct {
+	Name       string `json:"name"`
+	Op         string `json:"op"`
+	Collection string `json:"collection"`
+	Filter     any    `json:"filter"`
+}
+
+// readBackEvidence is what the read-back phases (verdict: false) of a run
+// found that bears on a tweak: a full read of a capped collection that
+// returned more documents than its max says the server does not trim the
+// collection as it inserts, so a capped insert did no extra work.
+func readBackEvidence(res *result.Result, j Judging) []string {
+	var spec struct {
+		Collections []struct {
+			Name   string `json:"name"`
+			Capped bool   `json:"capped"`
+			Max    int64  `json:"max"`
+		} `json:"collections"`
+		Operations []specOperation `json:"operations"`
+	}
+
+	if b, err := json.Marshal(res.Workload.Spec); err == nil {
+		_ = json.Unmarshal(b, &spec)
+	}
+
+	var out []string
+
+	for _, p := range res.Phases {
+		if p.Excluded || j.judged(p.Name) {
+			continue
+		}
+
+		for _, o := range p.Operations {
+			k := slices.IndexFunc(spec.Operations, func(op specOperation) bool { return op.Name == o.Name })
+			if k < 0 || spec.Operations[k].Op != "find" || !emptyFilter(spec.Operations[k].Filter) {
+				continue
+			}
+
+			coll := spec.Operations[k].Collection
+
+			for _, c := range spec.Collections {
+				if c.Name == coll && c.Capped && c.Max > 0 && o.Count > 0 && o.Docs/o.Count > c.Max {
+					out = append(out, fmt.Sprintf("%s (read back): %s holds %d documents, over its max of %d, so this server does not remove the oldest as it inserts",
+						p.Name, coll, o.Docs/o.Count, c.Max))
+				}
+			}
+		}
+	}
+
+	return out
+}
+
+// emptyFilter reports whether a find's filter selects every document.
+func emptyFilter(f any) bool {
+	if f == nil {
+		return true
+	}
+
+	m, ok := f.(map[string]any)
+
+	return ok && len(m) == 0
 }

@@ -14,6 +14,13 @@ type VariantGroup struct {
 	Variants []string
 }
 
+// groupedVariant is a variant's name and comparison group, as a results
+// file's workload records them.
+type groupedVariant struct {
+	Name  string `json:"name"`
+	Group string `json:"group"`
+}
+
 // JudgingOfSpec reads what a results file's workload says about judging
 // its comparisons: run.min_effect and run.reference (JudgingOf), the
 // phases left out of verdicts (verdict: false) and the variants'
@@ -29,10 +36,7 @@ func JudgingOfSpec(spec any) Judging {
 			Name    string `json:"name"`
 			Verdict *bool  `json:"verdict"`
 		} `json:"phases"`
-		Variants []struct {
-			Name  string `json:"name"`
-			Group string `json:"group"`
-		} `json:"variants"`
+		Variants []groupedVariant `json:"variants"`
 	}
 
 	if b, err := json.Marshal(spec); err == nil {
@@ -52,12 +56,7 @@ func JudgingOfSpec(spec any) Judging {
 		}
 	}
 
-	grouped := slices.ContainsFunc(s.Variants, func(v struct {
-		Name  string `json:"name"`
-		Group string `json:"group"`
-	}) bool {
-		return v.Group != ""
-	})
+	grouped := slices.ContainsFunc(s.Variants, func(v groupedVariant) bool { return v.Group != "" })
 
 	if !grouped {
 		return j

@@ -25,12 +25,15 @@ type specPhase struct {
 type specCollection struct {
 	Name    string           `json:"name"`
 	Indexes []map[string]int `json:"indexes,omitempty"`
+	Capped  bool             `json:"capped,omitempty"`
+	Max     int64            `json:"max,omitempty"`
 }
 
 type testSpec struct {
 	Variants    []specVariant    `json:"variants,omitempty"`
 	Phases      []specPhase      `json:"phases,omitempty"`
 	Collections []specCollection `json:"collections,omitempty"`
+	Operations  []specOperation  `json:"operations,omitempty"`
 }
 
 // cleanupMatrix is the cleanup study's shape on one target over six
@@ -58,8 +61,10 @@ func cleanupMatrix() *result.Matrix {
 }
 
 var cleanupGroups = testSpec{Variants: []specVariant{
-	{"delete_many", "empty"}, {"drop_recreate", "empty"},
-	{"delete_many_100", "fixtures"}, {"drop_recreate_100", "fixtures"},
+	{Name: "delete_many", Group: "empty"},
+	{Name: "drop_recreate", Group: "empty"},
+	{Name: "delete_many_100", Group: "fixtures"},
+	{Name: "drop_recreate_100", Group: "fixtures"},
 }}
 
 // TestMatrixBlockComparesLikeWithLike: with comparison groups, the cleanup
@@ -315,5 +320,37 @@ func TestRunBlockAnswersWithExplain(t *testing.T) {
 	res.Explain[0].Index, res.Explain[0].CollectionScan = "timestamp_1", false
 	if a := runBlock(res, DefaultFigure, false).Answer; strings.Contains(a, "no index was used") || !strings.Contains(a, "no significant difference: sort") {
 		t.Errorf("answer with the index used %q", a)
+	}
+}
+
+// TestReadBackEvidence: a read-back phase (verdict: false) that reads a
+// whole capped collection and finds more documents than its max is the
+// evidence the capped tweak cannot show: the answer says so; within the
+// max it says nothing.
+func TestReadBackEvidence(t *testing.T) {
+	t.Parallel()
+
+	no := false
+	capped := sequencePhase("capped", 100, 101)
+
+	run := func(docs int64) string {
+		res := &result.Result{
+			Workload: result.Workload{Spec: testSpec{
+				Collections: []specCollection{{Name: "log_capped", Capped: true, Max: 100}},
+				Operations:  []specOperation{{Name: "count_capped", Op: "find", Collection: "log_capped"}},
+				Phases:      []specPhase{{Name: "capped"}, {Name: "capped_check", Verdict: &no}},
+			}},
+			Phases: []result.Phase{capped, {Name: "capped_check", Operations: []result.Operation{{Name: "count_capped", Count: 1, Docs: docs}}}},
+		}
+
+		return runBlock(res, StudyFigureOf(t, res), false).Answer
+	}
+
+	if a := run(2000); !strings.Contains(a, "capped_check (read back): log_capped holds 2000 documents, over its max of 100") {
+		t.Errorf("answer %q, want the read-back's evidence", a)
+	}
+
+	if a := run(100); strings.Contains(a, "read back") {
+		t.Errorf("answer %q: a capped collection within its max is no evidence", a)
 	}
 }

@@ -101,8 +101,10 @@ func compareTrials(m *result.Matrix, target, label string, j Judging, in func(re
 
 				// A read-back or set-up phase is shown, not judged.
 				if unjudged[opName] {
-					cv = result.CellVerdict{Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi),
-						Kind: verdict.Inconclusive, Text: notJudgedText}
+					cv = result.CellVerdict{
+						Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi),
+						Kind: verdict.Inconclusive, Text: notJudgedText,
+					}
 				}
 
 				mv.Variants = append(mv.Variants, cv)
