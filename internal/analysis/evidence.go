@@ -142,16 +142,18 @@ func whereIndexShows(res *result.Result) string {
 func (b *Block) answerGroups(res *result.Result, groups []BlockGroup, labels []string, unused []bool, extra ...string) string {
 	worse, better := b.Figure.worse()
 
-	var parts, same, short []string
+	var parts, same, negligible, short []string
 
 	for i, g := range groups {
 		phase := labels[i]
 
 		var diff []string
 
-		inconclusive := false
+		inconclusive, meaningless := false, true
 
 		for _, l := range g.Lines[1:] {
+			meaningless = meaningless && l.Kind == verdict.NoDifference && strings.HasPrefix(l.Verdict, "no meaningful difference")
+
 			switch l.Kind {
 			case verdict.Difference:
 				word, r, lo, hi := worse, l.Ratio, l.RatioLo, l.RatioHi
@@ -173,9 +175,15 @@ func (b *Block) answerGroups(res *result.Result, groups []BlockGroup, labels []s
 			parts = append(parts, phase+": no index was used on either side (explain), so the index cannot show here: "+whereIndexShows(res))
 		case inconclusive:
 			short = append(short, phase)
+		case meaningless:
+			negligible = append(negligible, phase)
 		default:
 			same = append(same, phase)
 		}
+	}
+
+	if len(negligible) > 0 {
+		parts = append(parts, "no meaningful difference (the interval within the minimum effect): "+strings.Join(negligible, ", "))
 	}
 
 	if len(same) > 0 {
