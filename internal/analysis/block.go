@@ -51,6 +51,13 @@ type Judging struct {
 	// Reference names the contender the others are compared with; empty,
 	// or a name the comparison does not have, means the first.
 	Reference string
+	// Unjudged names the phases left out of verdicts and comparison blocks
+	// (verdict: false): a read-back or a set-up step is measured and shown,
+	// never ranked.
+	Unjudged []string
+	// Groups are the variants' comparison groups (variants[].group), in
+	// declared order; empty: all variants are one group.
+	Groups []VariantGroup
 }
 
 // JudgingOf reads a workload's run.min_effect and run.reference (validated
@@ -164,6 +171,11 @@ type Block struct {
 	Growth bool
 	// Groups are the comparisons, variants within each target first.
 	Groups []BlockGroup
+	// Answer is the block's question answered in one line, printed last
+	// (a single run's compared phases: which tweak made a difference,
+	// which did not, and which the server did not do, with the explain
+	// evidence); empty where the groups are the answer.
+	Answer string
 }
 
 // BlockGroup is one ranking: the variants of one target, or the targets of
@@ -179,6 +191,10 @@ type BlockGroup struct {
 	// largest collection against the first), empty where the ranking is
 	// the answer.
 	Answer string
+	// Evidence is what the server's explain says it did for the group's
+	// operations (index used or not, documents examined, filter pushed
+	// down), printed under the group's lines; empty without plans.
+	Evidence string
 }
 
 // BlockLine is one contender's standing.
@@ -223,27 +239,54 @@ func MatrixBlock(m *result.Matrix, fig Figure) Block {
 	}
 
 	if b.Figure.Operation == "" {
-		b.Figure.Operation = firstOperation(m)
+		b.Figure.Operation = firstOperation(m, fig.Judging)
 	}
 
+	// A trial cut short is no sample: never the answer.
 	sample := func(tr result.Trial, name string) (verdict.Sample, bool) {
+		if cutShort(tr) {
+			return verdict.Sample{}, false
+		}
+
 		v, ok := trialValue(tr.Result, b.Figure)
+
 		return verdict.Sample{Variant: name, Round: tr.Round, Value: v}, ok
 	}
 
+	var answered []BlockGroup
+
+	var labels []string
+
 	if len(m.Variants) > 1 {
 		for _, t := range m.Targets {
-			var samples []verdict.Sample
+			// Each comparison group is ranked on its own: like with like.
+			for _, g := range fig.Judging.groupsOf(m.Variants) {
+				var samples []verdict.Sample
 
-			for _, tr := range m.Trials {
-				if s, ok := sample(tr, tr.Variant); ok && tr.Target == t.Name {
-					samples = append(samples, s)
+				for _, tr := range m.Trials {
+					if s, ok := sample(tr, tr.Variant); ok && tr.Target == t.Name && slices.Contains(g.Variants, tr.Variant) {
+						samples = append(samples, s)
+					}
+				}
+
+				title := "variants on " + t.Name
+				if g.Name != "" {
+					title += ", group " + g.Name
+				}
+
+				before := len(b.Groups)
+				b.addJudged(title, samples, b.Figure.Judging.among(g.Variants))
+
+				if len(b.Groups) > before && g.Name != "" {
+					answered = append(answered, b.Groups[len(b.Groups)-1])
+					labels = append(labels, g.Name+" on "+t.Name)
 				}
 			}
-
-			b.addJudged("variants on "+t.Name, samples, b.Figure.Judging.among(m.Variants))
 		}
 	}
+
+	// Comparison groups ask several questions: one line answers them all.
+	b.Answer = b.answerGroups(nil, answered, labels, nil)
 
 	if len(m.Targets) > 1 {
 		for _, v := range m.Variants {
@@ -291,11 +334,11 @@ func OperationsBlock(m *result.Matrix, fig Figure) Block {
 			samples := map[string][]verdict.Sample{}
 
 			for _, tr := range m.Trials {
-				if tr.Target != t.Name || tr.Variant != v {
+				if tr.Target != t.Name || tr.Variant != v || cutShort(tr) {
 					continue
 				}
 
-				for _, po := range blockOps(tr.Result) {
+				for _, po := range blockOps(tr.Result, fig.Judging) {
 					// A sequence's iteration or a composite is the sum of
 					// the operations compared here, not an alternative; a
 					// decode figure compares decode entries only, named
@@ -494,11 +537,19 @@ func (b Block) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "    … %d more (all in the Markdown and the HTML report)\n", n)
 		}
 
+		if g.Evidence != "" {
+			fmt.Fprintf(w, "    %s\n", g.Evidence)
+		}
+
 		// A ranking's answer (a decode-time block's) closes its group:
 		// the run's output ends with the answer to its question.
 		if g.Answer != "" && !b.Growth {
 			fmt.Fprintf(w, "  %s\n", g.Answer)
 		}
+	}
+
+	if b.Answer != "" {
+		fmt.Fprintf(w, "%s\n", b.Answer)
 	}
 }
 
@@ -564,9 +615,17 @@ func (b Block) Markdown() string {
 			s.WriteString("\n")
 		}
 
+		if g.Evidence != "" {
+			fmt.Fprintf(&s, "\n%s\n", mdEscape(g.Evidence))
+		}
+
 		if g.Answer != "" && !b.Growth {
 			fmt.Fprintf(&s, "\n%s\n", mdEscape(g.Answer))
 		}
+	}
+
+	if b.Answer != "" {
+		fmt.Fprintf(&s, "\n**%s**\n", mdEscape(b.Answer))
 	}
 
 	return s.String()
@@ -578,10 +637,11 @@ func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-len([
 
 func padLeft(s string, w int) string { return strings.Repeat(" ", max(0, w-len([]rune(s)))) + s }
 
-// firstOperation is the first operation the matrix's trials measured.
-func firstOperation(m *result.Matrix) string {
+// firstOperation is the first operation the matrix's trials measured in
+// a phase j judges.
+func firstOperation(m *result.Matrix, j Judging) string {
 	for _, tr := range m.Trials {
-		if ops := blockOps(tr.Result); len(ops) > 0 {
+		if ops := blockOps(tr.Result, j); len(ops) > 0 {
 			return ops[0].op.Name
 		}
 	}
@@ -592,7 +652,7 @@ func firstOperation(m *result.Matrix) string {
 // trialValue is the figure's value in one trial, from the trial's measured
 // phases.
 func trialValue(res *result.Result, fig Figure) (float64, bool) {
-	for _, po := range blockOps(res) {
+	for _, po := range blockOps(res, fig.Judging) {
 		name := po.op.Name
 		if fig.Decode {
 			if !po.op.Compared(true) {
@@ -630,9 +690,10 @@ type phaseOp struct {
 }
 
 // blockOps lists the operations of a result's measured phases (not loads,
-// not measure: false phases); with several such phases an operation is
-// named "phase/operation", as in the matrix tables.
-func blockOps(res *result.Result) []phaseOp {
+// not measure: false phases) that j judges (not verdict: false phases);
+// with several measured phases an operation is named "phase/operation",
+// as in the matrix tables, whether or not its neighbours are judged.
+func blockOps(res *result.Result, j Judging) []phaseOp {
 	if res == nil {
 		return nil
 	}
@@ -649,6 +710,10 @@ func blockOps(res *result.Result) []phaseOp {
 	var out []phaseOp
 
 	for _, p := range phases {
+		if !j.judged(p.Name) {
+			continue
+		}
+
 		for _, o := range p.Operations {
 			if len(phases) > 1 {
 				o.Name = p.Name + "/" + o.Name
@@ -700,13 +765,21 @@ func runBlock(res *result.Result, fig Figure, mixes bool) Block {
 		return b
 	}
 
+	// The compared phases, in the groups' order, and whether each is an
+	// index tweak the server did not use an index for.
+	var phases []string
+
+	var unused []bool
+
 	for i := range res.Phases {
 		p := &res.Phases[i]
-		if p.Excluded || p.IsLoad() || (!mixes && !runsSequence(p)) {
+		if p.Excluded || p.IsLoad() || !fig.Judging.judged(p.Name) || (!mixes && !runsSequence(p)) {
 			continue
 		}
 
 		var samples []verdict.Sample
+
+		var names []string
 
 		for k, iv := range p.Intervals {
 			secs := iv.End.Sub(iv.Start).Seconds()
@@ -729,12 +802,26 @@ func runBlock(res *result.Result, fig Figure, mixes bool) Block {
 
 				if v, ok := operationValue(o, secs, fig); ok {
 					samples = append(samples, verdict.Sample{Variant: name, Round: k, Value: v})
+
+					if !slices.Contains(names, name) {
+						names = append(names, name)
+					}
 				}
 			}
 		}
 
+		before := len(b.Groups)
 		b.add("operations of the "+p.Name+" phase", samples)
+
+		if len(b.Groups) > before {
+			g := &b.Groups[len(b.Groups)-1]
+			ev, no := planEvidence(res, names)
+			g.Evidence = ev
+			phases, unused = append(phases, p.Name), append(unused, no)
+		}
 	}
+
+	b.Answer = b.answerGroups(res, b.Groups, phases, unused, readBackEvidence(res, fig.Judging)...)
 
 	return b
 }

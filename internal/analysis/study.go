@@ -52,7 +52,7 @@ func StudyFigure(res *result.Result) (fig Figure, named bool) {
 	}
 
 	fig.Cost = spec.Run.CompareCost
-	fig.Judging = JudgingOf(spec.Run.MinEffect, spec.Run.Reference)
+	fig.Judging = JudgingOfSpec(res.Workload.Spec)
 
 	switch by := spec.Run.CompareBy; by {
 	case "":

@@ -75,6 +75,10 @@ func newBlockView(b analysis.Block) blockView {
 		v.Groups = append(v.Groups, gv)
 	}
 
+	if b.Answer != "" {
+		v.Answers = append(v.Answers, b.Answer)
+	}
+
 	return v
 }
 

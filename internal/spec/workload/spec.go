@@ -103,6 +103,14 @@ type Variant struct {
 	// Description is free text.
 	Description string `yaml:"description" json:"description,omitempty"`
 
+	// Group puts the variant in a comparison group: verdicts and the
+	// comparison block rank each group's variants among themselves (like
+	// with like: a cleanup with 100 documents present against the other
+	// cleanup with 100 documents, not against one of an empty
+	// collection), each group against its first variant (or run.reference
+	// when it is in the group). Variants without a group form one group.
+	Group string `yaml:"group" json:"group,omitempty"`
+
 	// The patchable parts of a spec, kept as YAML to merge.
 	Vars        *Template `yaml:"vars" json:"vars,omitempty"`
 	Collections *Template `yaml:"collections" json:"collections,omitempty"`
@@ -278,6 +286,12 @@ type Phase struct {
 	// Measure false runs the phase (e.g. to warm caches) without reporting
 	// it among the measured figures.
 	Measure *bool `yaml:"measure" json:"measure,omitempty"`
+
+	// Verdict false measures and reports the phase but keeps it out of
+	// every verdict and comparison block: a read-back that checks what the
+	// measured phase wrote, or a set-up step, is not the question, and a
+	// "2.6× slower" on it would read as the answer.
+	Verdict *bool `yaml:"verdict" json:"verdict,omitempty"`
 
 	// Operations restricts the phase's weighted mix to these operations
 	// (default: all operations not used as background jobs).
