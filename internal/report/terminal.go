@@ -254,8 +254,19 @@ func orDash(s string) string {
 // growth blocks against the first, or the operations of a phase that runs
 // a sequence; nothing when nothing is compared.
 func WriteBlocks(w io.Writer, res *result.Result) {
+	answer := ""
+
 	for _, b := range analysis.Blocks(res) {
 		b.WriteText(w)
+
+		if a := b.GrowthAnswer(); a != "" {
+			answer = a
+		}
+	}
+
+	// A growth run's question is answered last, on the study's figure.
+	if answer != "" {
+		fmt.Fprintf(w, "\nGrowth: %s\n", answer)
 	}
 }
 
