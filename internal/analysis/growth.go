@@ -56,7 +56,7 @@ func GrowthBlock(res *result.Result, fig Figure) Block {
 
 			for _, pm := range metrics {
 				g := FitBlocks(p.Blocks, op.Name, pm)
-				g.Phase = p.Name
+				g.Phase, g.MinEffect = p.Name, fig.Judging.MinEffect
 				b.Fits = append(b.Fits, g)
 
 				if pm == m {

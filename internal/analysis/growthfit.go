@@ -10,6 +10,7 @@ import (
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/stats/regress"
 	"github.com/mongobench/mongobench/internal/stats/threshold"
+	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // GrowthPercentiles are the figures every growth run is fitted on: the
@@ -54,6 +55,61 @@ type GrowthFit struct {
 	Fit regress.Fit
 	// Err says why there is no fit (too few complete blocks).
 	Err error
+	// MinEffect is the smallest change over the fitted sizes, relative to
+	// the line's value at the smallest, that counts as growth
+	// (verdict.Options.MinEffect: 0 for the default 5%, negative for
+	// none). A collection grows only with time, so a machine whose load
+	// drifts during a run draws a slope too; a drift of a few percent is no
+	// answer to "does it grow with the data".
+	MinEffect float64
+}
+
+// Change is the fitted line's change from the smallest size fitted to the
+// largest, relative to its value at the smallest: +0.5 for a line that
+// rises by half. NaN without a fit or a positive value at the smallest.
+func (g GrowthFit) Change() float64 {
+	if g.Err != nil || len(g.Points) == 0 {
+		return math.NaN()
+	}
+
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range g.Points {
+		lo, hi = math.Min(lo, float64(p.Documents)), math.Max(hi, float64(p.Documents))
+	}
+
+	base := g.Fit.At(lo)
+	if base <= 0 {
+		return math.NaN()
+	}
+
+	return (g.Fit.At(hi) - base) / base
+}
+
+// minEffect is MinEffect with its default applied.
+func (g GrowthFit) minEffect() float64 {
+	switch {
+	case g.MinEffect == 0:
+		return verdict.DefaultMinEffect
+	case g.MinEffect < 0:
+		return 0
+	default:
+		return g.MinEffect
+	}
+}
+
+// Trend is the verdict's direction: the slope's interval must exclude 0
+// and the fitted change reach the minimum effect.
+func (g GrowthFit) Trend() regress.Trend {
+	if g.Err != nil {
+		return regress.Flat
+	}
+
+	t := g.Fit.Trend()
+	if t != regress.Flat && !(math.Abs(g.Change()) >= g.minEffect()) {
+		return regress.Flat
+	}
+
+	return t
 }
 
 // FitBlocks fits one operation's figure against the collection's size
@@ -132,6 +188,8 @@ func GrowthFits(res *result.Result) []GrowthFit {
 		return nil
 	}
 
+	fig, _ := StudyFigure(res)
+
 	var out []GrowthFit
 
 	for i := range res.Phases {
@@ -147,7 +205,7 @@ func GrowthFits(res *result.Result) []GrowthFit {
 
 			for _, m := range GrowthPercentiles {
 				g := FitBlocks(p.Blocks, op.Name, m)
-				g.Phase = p.Name
+				g.Phase, g.MinEffect = p.Name, fig.Judging.MinEffect
 				out = append(out, g)
 			}
 		}
@@ -173,6 +231,12 @@ func (g GrowthFit) Verdict() string {
 	level := strconv.FormatFloat(100*(1-f.Alpha), 'f', -1, 64) + "% CI"
 	unit, scale := slopeUnit(growthPer * math.Max(math.Abs(f.Lo), math.Abs(f.Hi)))
 	num := func(v float64) string { return formatSlope(growthPer * v / scale) }
+
+	if f.Trend() != regress.Flat && g.Trend() == regress.Flat {
+		return fmt.Sprintf("flat (%s from %s to %s %s, under the %s minimum effect; slope %s %s to %s %s %s)",
+			signedPct(g.Change()), groupThousands(g.Points[0].Documents), groupThousands(g.Points[len(g.Points)-1].Documents), g.unitNoun(),
+			verdict.FormatMinEffect(g.minEffect()), level, num(f.Lo), num(f.Hi), unit, per)
+	}
 
 	switch f.Trend() {
 	case regress.Grows:
@@ -268,4 +332,14 @@ func growthMetric(fig Figure) threshold.Metric {
 	default:
 		return fig.Metric
 	}
+}
+
+// signedPct writes a relative change as a signed percentage: "+2.1%".
+func signedPct(v float64) string {
+	s := strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+	if v >= 0 {
+		s = "+" + s
+	}
+
+	return strings.Replace(s, "-", "−", 1)
 }
