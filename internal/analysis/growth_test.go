@@ -150,6 +150,18 @@ func TestGrowthBlockSynthetic(t *testing.T) {
 		t.Errorf("flat answer %q", a)
 	}
 
+	// A slope whose interval excludes 0 but whose change over the sizes is
+	// under the minimum effect (a drift of 2%) is flat, and says why; with
+	// no minimum effect (run.min_effect: 0%) it grows.
+	drift := growthRun(10, func(j int) float64 { return 10000 + 20*float64(j+1) + jitter[j]/10 })
+	if a := GrowthBlock(drift, Figure{Metric: p95}).Groups[0].Answer; !strings.HasPrefix(a, "get p95 flat (+1.8% from 1,000 to 10,000 notices, under the 5% minimum effect, slope 95% CI ") {
+		t.Errorf("drift answer %q", a)
+	}
+
+	if a := GrowthBlock(drift, Figure{Metric: p95, Judging: Judging{MinEffect: -1}}).Groups[0].Answer; !strings.HasPrefix(a, "get p95 grows ") {
+		t.Errorf("drift answer without a minimum effect %q", a)
+	}
+
 	// A throughput figure is no latency to fit: the answer is on p50.
 	if a := GrowthBlock(flatRun, Figure{Metric: threshold.Metric{Kind: threshold.Throughput}}).GrowthAnswer(); !strings.HasPrefix(a, "get p50 flat") {
 		t.Errorf("throughput figure: answer %q, want it on p50", a)

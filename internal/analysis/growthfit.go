@@ -233,7 +233,7 @@ func (g GrowthFit) Verdict() string {
 	num := func(v float64) string { return formatSlope(growthPer * v / scale) }
 
 	if f.Trend() != regress.Flat && g.Trend() == regress.Flat {
-		return fmt.Sprintf("flat (%s from %s to %s %s, under the %s minimum effect; slope %s %s to %s %s %s)",
+		return fmt.Sprintf("flat (%s from %s to %s %s, under the %s minimum effect, slope %s %s to %s %s %s)",
 			signedPct(g.Change()), groupThousands(g.Points[0].Documents), groupThousands(g.Points[len(g.Points)-1].Documents), g.unitNoun(),
 			verdict.FormatMinEffect(g.minEffect()), level, num(f.Lo), num(f.Hi), unit, per)
 	}
