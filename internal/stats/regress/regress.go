@@ -54,11 +54,11 @@ type Fit struct {
 type Trend int
 
 const (
-	// Flat: the interval includes 0; no growth was detected.
+	// Flat means the interval includes 0: no growth was detected.
 	Flat Trend = iota
-	// Grows: the whole interval is above 0.
+	// Grows means the whole interval is above 0.
 	Grows
-	// Shrinks: the whole interval is below 0.
+	// Shrinks means the whole interval is below 0.
 	Shrinks
 )
 
@@ -222,14 +222,8 @@ func incompleteBeta(x, a, b float64) float64 {
 // betaFraction evaluates the continued fraction of the incomplete beta
 // function.
 func betaFraction(x, a, b float64) float64 {
-	const tiny = 1e-300
-
 	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
-
-	d = 1 / d
+	d = 1 / guard(d)
 	h := d
 
 	for m := 1; m <= 300; m++ {
@@ -239,7 +233,7 @@ func betaFraction(x, a, b float64) float64 {
 		num := fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm))
 		d = 1 + num*d
 		c = 1 + num/c
-		d, c = guard(d, tiny), guard(c, tiny)
+		d, c = guard(d), guard(c)
 		d = 1 / d
 		h *= d * c
 
@@ -247,7 +241,7 @@ func betaFraction(x, a, b float64) float64 {
 		num = -(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1))
 		d = 1 + num*d
 		c = 1 + num/c
-		d, c = guard(d, tiny), guard(c, tiny)
+		d, c = guard(d), guard(c)
 		d = 1 / d
 		del := d * c
 		h *= del
@@ -260,8 +254,11 @@ func betaFraction(x, a, b float64) float64 {
 	return h
 }
 
+// tiny is the smallest magnitude a Lentz term may have.
+const tiny = 1e-300
+
 // guard keeps a Lentz term away from zero.
-func guard(v, tiny float64) float64 {
+func guard(v float64) float64 {
 	if math.Abs(v) < tiny {
 		return tiny
 	}

@@ -129,7 +129,6 @@ func (s *Server) answer(req *request, cmd string, connID int64, now time.Time) b
 			bson.E{Key: "totalSize", Value: int64(0)},
 			bson.E{Key: "totalSizeMb", Value: int64(0)},
 		)
-
 	}
 
 	return commandError(codeCommandNotFound, "CommandNotFound", fmt.Sprintf("no such command: '%s'", cmd))
