@@ -69,14 +69,14 @@ func runGrowth(t *testing.T, srv *wiretest.Server) []analysis.GrowthFit {
 }
 
 // TestGrowthPlanted runs growth blocks against a server whose every reply
-// takes 20 µs longer per document inserted before it (+16 ms over the
+// takes 100 µs longer per document inserted before it (+80 ms over the
 // run's 800): the fits of both operations find growth on p50, the slope's
 // interval above 0, from the collection sizes the server reports.
 func TestGrowthPlanted(t *testing.T) {
 	var inserted atomic.Pointer[wiretest.Server]
 
 	srv, err := wiretest.Start(wiretest.Config{CountInserts: true, Latency: growing{
-		base: time.Millisecond, perDoc: 20 * time.Microsecond,
+		base: time.Millisecond, perDoc: 100 * time.Microsecond,
 		inserted: func() int64 { return inserted.Load().Inserted() },
 	}})
 	if err != nil {
