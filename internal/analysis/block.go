@@ -507,8 +507,9 @@ func blockLevel() string {
 // study of 100 blocks ranks 100 of them.
 const textLines = 10
 
-// Heading says what the block compares and how: "p99 by collection size
-// (median of intervals; each growth block against the first)".
+// Heading says what the block compares and how: "p95 by collection size
+// (one point per complete growth block; least-squares slope with its 95%
+// CI)".
 func (b Block) Heading() string {
 	if b.Growth {
 		return fmt.Sprintf("%s by collection size (one point per complete growth block; least-squares slope with its %s)", b.Figure, blockLevel())

@@ -251,8 +251,9 @@ func orDash(s string) string {
 
 // WriteBlocks writes the comparison blocks of the results (analysis.Blocks):
 // a study's variants or targets ranked on its figure, a single run's
-// growth blocks against the first, or the operations of a phase that runs
-// a sequence; nothing when nothing is compared.
+// growth verdict, or the operations of a phase that runs a sequence;
+// nothing when nothing is compared. A growth run's answer (its figure's
+// slope per operation) is printed last, as "Growth: …".
 func WriteBlocks(w io.Writer, res *result.Result) {
 	answer := ""
 
