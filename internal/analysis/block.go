@@ -166,9 +166,11 @@ type Block struct {
 	Samples string
 	Design  verdict.Design
 	// Growth marks a block of growth blocks (GrowthBlock): each group
-	// compares one operation's blocks with its first block, and has an
-	// Answer.
+	// lists one operation's blocks against the line fitted through them,
+	// and has an Answer, the fit's verdict.
 	Growth bool
+	// Fits are a growth block's fits, per operation on p50, p95 and p99.
+	Fits []GrowthFit
 	// Groups are the comparisons, variants within each target first.
 	Groups []BlockGroup
 	// Answer is the block's question answered in one line, printed last
@@ -505,9 +507,11 @@ func (b Block) WriteText(w io.Writer) {
 
 	fmt.Fprintf(w, "\nComparison: %s\n", b.Heading())
 
-	for _, g := range b.Groups {
-		if g.Answer != "" && b.Growth {
-			fmt.Fprintf(w, "  %s\n", g.Answer)
+	// A growth block's fits answer first (one line per operation and
+	// percentile); other answers close their group below.
+	if b.Growth {
+		for _, a := range b.Answers() {
+			fmt.Fprintf(w, "  %s\n", a)
 		}
 	}
 
@@ -553,15 +557,43 @@ func (b Block) WriteText(w io.Writer) {
 	}
 }
 
+// Answers are the block's answers, one line each: a growth block's fits
+// (every operation on p50, p95 and p99), else each group's answer.
+func (b Block) Answers() []string {
+	var out []string
+
+	if b.Growth {
+		for _, g := range b.Fits {
+			out = append(out, g.Title()+" "+g.Verdict())
+		}
+
+		return out
+	}
+
+	for _, g := range b.Groups {
+		if g.Answer != "" {
+			out = append(out, g.Answer)
+		}
+	}
+
+	return out
+}
+
+// blockLevel names the block's confidence level: "95% CI".
+func blockLevel() string {
+	return strconv.FormatFloat(100*(1-blockAlpha), 'f', -1, 64) + "% CI"
+}
+
 // textLines is the most lines of one group a terminal shows: a growth
 // study of 100 blocks ranks 100 of them.
 const textLines = 10
 
-// Heading says what the block compares and how: "p99 by collection size
-// (median of intervals; each growth block against the first)".
+// Heading says what the block compares and how: "p95 by collection size
+// (one point per complete growth block; least-squares slope with its 95%
+// CI)".
 func (b Block) Heading() string {
 	if b.Growth {
-		return fmt.Sprintf("%s by collection size (median of %ss; each growth block against the first)", b.Figure, b.Samples)
+		return fmt.Sprintf("%s by collection size (one point per complete growth block; least-squares slope with its %s)", b.Figure, blockLevel())
 	}
 
 	return fmt.Sprintf("%s (median of %ss)", b.Figure, b.Samples)
@@ -577,13 +609,11 @@ func (b Block) Markdown() string {
 	var s strings.Builder
 
 	if b.Growth {
-		fmt.Fprintf(&s, "## Comparison: %s by collection size\n\nMedian of %ss; each growth block against the first, the first and then the blocks that grew most.\n\n",
-			mdEscape(b.Figure.String()), b.Samples)
+		fmt.Fprintf(&s, "## Comparison: %s by collection size\n\nOne point per complete growth block (a block cut short is left out); each figure fitted against the collection's size by least squares, with the slope's %s.\n\n",
+			mdEscape(b.Figure.String()), blockLevel())
 
-		for _, g := range b.Groups {
-			if g.Answer != "" {
-				fmt.Fprintf(&s, "- %s\n", mdEscape(g.Answer))
-			}
+		for _, a := range b.Answers() {
+			fmt.Fprintf(&s, "- %s\n", mdEscape(a))
 		}
 	} else {
 		fmt.Fprintf(&s, "## Comparison: %s\n\nMedian of %ss; the reference first, then best first.\n", mdEscape(b.Figure.String()), b.Samples)

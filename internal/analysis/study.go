@@ -71,8 +71,8 @@ func StudyFigure(res *result.Result) (fig Figure, named bool) {
 
 // Blocks are the comparison blocks that end the results, the one list the
 // terminal, Markdown and HTML report render: for a matrix, its variants
-// and targets ranked (MatrixBlock); for a single run, its growth blocks
-// against the first (GrowthBlock) and, when the workload names its figure,
+// and targets ranked (MatrixBlock); for a single run, its growth verdict
+// (GrowthBlock) and, when the workload names its figure,
 // the operations of each phase that runs a sequence (runBlock). With
 // run.compare_operations, the operations of every measured phase are
 // ranked too: per trial in a matrix (OperationsBlock), per interval in a

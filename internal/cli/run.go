@@ -184,7 +184,7 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 	fl := c.Flags()
 	fl.StringVar(&f.uri, "uri", "", "MongoDB connection string (default: $MONGOBENCH_URI, else start an embedded FerretDB)")
 	fl.StringVarP(&f.out, "out", "o", "", "results file, - for standard output (the table then goes to standard error) (default results/<workload>-<timestamp>.json)")
-	fl.DurationVar(&f.duration, "duration", 0, "measured duration, overriding the workload's run.duration")
+	fl.DurationVar(&f.duration, "duration", 0, "measured duration, overriding the workload's run.duration; for growth blocks, their until.duration (no block starts after it)")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "number of workers, overriding the workload's run.concurrency")
 	fl.Int64Var(&f.seed, "seed", 0, "seed for generated data, overriding the workload's seed")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; only the final table and messages (a load phase still says every 10 s how far it got)")

@@ -268,11 +268,23 @@ func orDash(s string) string {
 
 // WriteBlocks writes the comparison blocks of the results (analysis.Blocks):
 // a study's variants or targets ranked on its figure, a single run's
-// growth blocks against the first, or the operations of a phase that runs
-// a sequence; nothing when nothing is compared.
+// growth verdict, or the operations of a phase that runs a sequence;
+// nothing when nothing is compared. A growth run's answer (its figure's
+// slope per operation) is printed last, as "Growth: …".
 func WriteBlocks(w io.Writer, res *result.Result) {
+	answer := ""
+
 	for _, b := range analysis.Blocks(res) {
 		b.WriteText(w)
+
+		if a := b.GrowthAnswer(); a != "" {
+			answer = a
+		}
+	}
+
+	// A growth run's question is answered last, on the study's figure.
+	if answer != "" {
+		fmt.Fprintf(w, "\nGrowth: %s\n", answer)
 	}
 }
 

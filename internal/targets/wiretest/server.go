@@ -59,6 +59,14 @@ type Config struct {
 	// concurrent use; the command's bytes are valid only during the call
 	// (copy them to keep them).
 	Record func(c *Command)
+
+	// CountInserts makes the server count the documents each insert
+	// command sends, per namespace, and answer collStats with that count
+	// (sizes zero), so that a growth-blocks run sees its collection grow
+	// and a Latency can grow with it (Inserted). The server still stores
+	// nothing: updates and deletes change no count, and find still returns
+	// FindDocs documents. Off, collStats is an unknown command, as before.
+	CountInserts bool
 }
 
 // Command is a received command, as Config.Record sees it.
@@ -115,6 +123,13 @@ type Server struct {
 	inFlight   atomic.Int64
 
 	stats counters
+
+	// countInserts is Config.CountInserts; inserted counts documents per
+	// namespace under insMu, insertedTotal all of them.
+	countInserts  bool
+	insMu         sync.Mutex
+	inserted      map[string]int64
+	insertedTotal atomic.Int64
 }
 
 // latencyBox lets an interface value live behind an atomic pointer.
@@ -208,6 +223,9 @@ func Start(cfg Config) (*Server, error) {
 		done:      make(chan struct{}),
 		conns:     make(map[net.Conn]struct{}),
 		stats:     counters{requests: make(map[string]int64)},
+
+		countInserts: cfg.CountInserts,
+		inserted:     make(map[string]int64),
 	}
 	s.SetLatency(cfg.Latency)
 
@@ -533,6 +551,10 @@ func (s *Server) handle(c *conn, req *request, received time.Time) bool {
 		s.record(req.recorded(cmd))
 	}
 
+	if s.countInserts && cmd == "insert" {
+		s.noteInserted(namespace(req.db(), req.body), req.countDocs("documents"))
+	}
+
 	delay := s.latency.Load().l.Delay(received, int(inFlight))
 
 	if !req.moreToCome {
@@ -618,4 +640,26 @@ func (st *counters) count(cmd string, req *request) {
 	}
 
 	st.requests[cmd]++
+}
+
+// noteInserted counts n documents inserted into namespace ns.
+func (s *Server) noteInserted(ns string, n int) {
+	s.insMu.Lock()
+	s.inserted[ns] += int64(n)
+	s.insMu.Unlock()
+
+	s.insertedTotal.Add(int64(n))
+}
+
+// Inserted is how many documents insert commands have sent, in every
+// namespace, with Config.CountInserts (0 without): a Latency that grows
+// with the data can read it.
+func (s *Server) Inserted() int64 { return s.insertedTotal.Load() }
+
+// insertedInto is the count of documents inserted into namespace ns.
+func (s *Server) insertedInto(ns string) int64 {
+	s.insMu.Lock()
+	defer s.insMu.Unlock()
+
+	return s.inserted[ns]
 }
