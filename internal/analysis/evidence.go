@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
@@ -245,7 +246,7 @@ func readBackEvidence(res *result.Result, j Judging) []string {
 
 		for _, o := range p.Operations {
 			k := slices.IndexFunc(spec.Operations, func(op specOperation) bool { return op.Name == o.Name })
-			if k < 0 || spec.Operations[k].Op != "find" || !emptyFilter(spec.Operations[k].Filter) {
+			if k < 0 || spec.Operations[k].Op != opkind.Find || !emptyFilter(spec.Operations[k].Filter) {
 				continue
 			}
 
