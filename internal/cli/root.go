@@ -128,6 +128,7 @@ command gracefully.`,
 		newFinishCommand(st),
 		newCalibrateCommand(st),
 		newHistoryCommand(st),
+		newCaptureCommand(st),
 	)
 
 	return root

@@ -76,6 +76,10 @@ func exceptions() []exception {
 		{"internal/targets/wiretest/", "drop", command + " (a test server of the protocol)"},
 		{"internal/targets/wiretest/", "createIndexes", command + " (a test server of the protocol)"},
 		{"internal/report/", "rate", unit},
+		{"internal/spec/capture/", "find", command + " read from a server's log"},
+		{"internal/spec/capture/", "aggregate", command + " read from a server's log"},
+		{"internal/spec/capture/", "createIndexes", command + " read from a server's log"},
+		{"internal/spec/capture/workload.go", "rate", field},
 	}
 }
 
