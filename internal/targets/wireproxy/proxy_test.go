@@ -389,7 +389,7 @@ func TestRecordsDriverTraffic(t *testing.T) {
 		"insert orders": 1,
 		"find orders filter {qty: {$gt: ?}} sort {qty: -1} projection {_id: 0, qty: 1} limit ?": 1,
 		"find orders filter {}": 1,
-		"updateOne orders filter {_id: ?} update {$set: {status: ?}} upsert false":                      1,
+		"updateOne orders filter {_id: ?} update {$set: {status: ?}}":                                   1,
 		"deleteMany orders filter {status: ?}":                                                          1,
 		"aggregate orders pipeline [{$match: {status: ?}}, {$group: {_id: \"$status\", n: {$sum: 1}}}]": 1,
 	}
