@@ -140,6 +140,19 @@ func UpstreamAddr(uri string) (string, error) {
 	return host, nil
 }
 
+// URISecrets returns the secrets a connection string holds (its password),
+// for Config.Secrets: the proxy does not log in itself (the application
+// does, through it), but a password the user typed must not reach the
+// recording even when the application sends it in a field of its own.
+func URISecrets(uri string) redact.Known {
+	cs, err := connstring.Parse(uri)
+	if err != nil || !cs.PasswordSet {
+		return redact.KnownValues()
+	}
+
+	return redact.KnownValues(cs.Password)
+}
+
 // Start listens and serves until Close.
 func Start(cfg Config) (*Proxy, error) {
 	if cfg.Upstream == "" {
