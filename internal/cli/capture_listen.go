@@ -49,7 +49,8 @@ the traffic stays uncompressed and readable. It speaks neither TLS nor
 mongodb+srv, and stands in front of one server.
 
 It runs until Ctrl-C or --for elapses, then writes the recording atomically
-(the file appears complete, or not at all). See docs/capture-wire.md.`,
+(the file appears complete, or not at all). See docs/capture.md, "Capturing
+from the wire".`,
 		Example: `  mongobench serve &          # or any server
   mongobench record --upstream mongodb://127.0.0.1:27017 -o app.log --for 10m
   python3 app.py --uri 'mongodb://127.0.0.1:27100/?directConnection=true'

@@ -243,10 +243,10 @@ func TestRecordsDriverTraffic(t *testing.T) {
 	commands := int64(0)
 
 	for _, l := range lines {
-		switch {
-		case l.Msg == "Connection accepted":
+		switch l.Msg {
+		case "Connection accepted":
 			accepted["conn"+strconv.FormatInt(l.Attr.ConnectionID, 10)] = true
-		case l.Msg == "Slow query":
+		case "Slow query":
 			if l.Attr.DurationMillis == nil || *l.Attr.DurationMillis < 0 || l.Attr.DurationMicros == nil || *l.Attr.DurationMicros < *l.Attr.DurationMillis*1000 {
 				t.Errorf("%s: durationMillis %v, durationMicros %v", l.name(), l.Attr.DurationMillis, l.Attr.DurationMicros)
 			}

@@ -118,7 +118,7 @@ func statementsOf(f *wiretest.Frame, id string) []bson.Raw {
 		vals, _ := arr.Values()
 		for _, v := range vals {
 			if d, ok := v.DocumentOK(); ok {
-				out = append(out, bson.Raw(d))
+				out = append(out, d)
 			}
 		}
 	}
