@@ -178,4 +178,20 @@ func TestRecordPythonApplication(t *testing.T) {
 	if code, _, stderr := runMain(t, "validate", workload); code != ExitOK {
 		t.Fatalf("the captured workload does not validate (%d):\n%s", code, stderr)
 	}
+
+	// Nothing but the files the test made: no temporary file of the
+	// atomic write is left.
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+
+	if strings.Join(names, " ") != "app.log app.py app.yaml" {
+		t.Errorf("the directory holds %v, want app.log, app.py and app.yaml", names)
+	}
 }

@@ -172,3 +172,31 @@ func TestRecordBadInput(t *testing.T) {
 		t.Error("a refused recording wrote its file")
 	}
 }
+
+// TestRecordForStopsByItself ends a recording when --for elapses, and
+// writes it even when nothing passed through.
+func TestRecordForStopsByItself(t *testing.T) {
+	port, err := freeport.Loopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(t.TempDir(), "idle.log")
+
+	code, stdout, stderr := runMain(t, "record", "--listen", "127.0.0.1:"+strconv.Itoa(port), "--upstream", "mongodb://127.0.0.1:1", "-o", out, "--for", "100ms")
+	if code != ExitOK {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+
+	if !strings.HasPrefix(stdout, "mongodb://127.0.0.1:"+strconv.Itoa(port)+"/") {
+		t.Errorf("stdout %q: want the proxy's connection string", stdout)
+	}
+
+	if !strings.Contains(stderr, "recorded 0 commands on 0 connections") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+
+	if fi, err := os.Stat(out); err != nil || fi.Size() != 0 {
+		t.Errorf("the empty recording: %v, %v", fi, err)
+	}
+}
