@@ -755,6 +755,11 @@ class Phase {
       let docs = 0;
       let err = null;
       let t1;
+      // The client's own time on the call (DECODE_NS, docs/clients.md):
+      // the process's CPU time while it ran, which the server's time and
+      // the wait for the network do not add to. Exact at one worker; with
+      // more, calls in flight together share it.
+      const cpu0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
       try {
         if (!call) throw new Error(`operation id ${id} was not declared at init`);
@@ -767,7 +772,8 @@ class Phase {
         err = classify(e, scrub);
         docs = writtenBefore(e);
       }
-      w.results.push([id, Number(t0 - this.t0), Number(t1 - t0), docs, err]);
+      const cpu = process.cpuUsage(cpu0);
+      w.results.push([id, Number(t0 - this.t0), Number(t1 - t0), docs, err, (cpu.user + cpu.system) * 1000]);
     }
   }
 

@@ -741,6 +741,10 @@ class Worker:
         t0 = ph.t0
         prof = self.profile
         perf = time.perf_counter_ns
+        # The client's own time on the call (DECODE_NS, docs/clients.md):
+        # this worker thread's CPU time while it ran, which the server's
+        # time and the wait for the network do not add to.
+        cpu = time.thread_time_ns
         out = self.results
         while True:
             item = self.next_op()
@@ -752,6 +756,7 @@ class Worker:
             docs = 0
             if prof is not None:
                 prof.enable()
+            cpu0 = cpu()
             start = perf()
             try:
                 if call is None:
@@ -760,6 +765,7 @@ class Worker:
             except Exception as e:  # every failure of a call is a result
                 exc = e
             end = perf()
+            spent = cpu() - cpu0
             if prof is not None:
                 prof.disable()
             err = None
@@ -771,7 +777,7 @@ class Worker:
                     err = {"code": None, "name": type(exc).__name__, "message": f"(unclassified: {bug})",
                            "labels": [], "network": False, "timeout": False}
                     docs = 0
-            out.append([opid, start - t0, end - start, int(docs or 0), err])
+            out.append([opid, start - t0, end - start, int(docs or 0), err, max(spent, 0)])
 
 
 class Phase:

@@ -22,9 +22,16 @@ type Figure struct {
 	// Metric is the metric compared (a latency, throughput or the error
 	// rate). It is ignored when PerDoc is set.
 	Metric threshold.Metric
-	// PerDoc compares the mean latency per returned document (µs/doc), the
-	// figure of decode-cost questions.
+	// PerDoc compares the median latency per returned document (µs/doc:
+	// an operation's p50 over the documents one execution returns), the
+	// figure of decode-cost questions. A median, not a mean: a few slow
+	// executions must not set the figure a whole mode is ranked by.
 	PerDoc bool
+	// Decode (with PerDoc) compares the client's decode time per document
+	// instead: the p50 of each operation's decode-time entry
+	// (result.UnitDecode) over its documents. Contenders are named by
+	// their operation.
+	Decode bool
 	// Cost adds, to each line, the difference from the best in the
 	// figure's own unit with its confidence interval (variant − best: the
 	// decode cost per document of struct is struct − none), for questions
@@ -44,6 +51,13 @@ type Judging struct {
 	// Reference names the contender the others are compared with; empty,
 	// or a name the comparison does not have, means the first.
 	Reference string
+	// Unjudged names the phases left out of verdicts and comparison blocks
+	// (verdict: false): a read-back or a set-up step is measured and shown,
+	// never ranked.
+	Unjudged []string
+	// Groups are the variants' comparison groups (variants[].group), in
+	// declared order; empty: all variants are one group.
+	Groups []VariantGroup
 }
 
 // JudgingOf reads a workload's run.min_effect and run.reference (validated
@@ -92,8 +106,11 @@ var DefaultFigure = Figure{Metric: threshold.Metric{Kind: threshold.Percentile, 
 // without an operation (a block of operations) "p50".
 func (f Figure) String() string {
 	name := f.Metric.String()
-	if f.PerDoc {
-		name = "latency per document"
+	switch {
+	case f.Decode:
+		name = "decode time per document (p50)"
+	case f.PerDoc:
+		name = "latency per document (p50)"
 	}
 
 	if f.Operation == "" {
@@ -149,11 +166,18 @@ type Block struct {
 	Samples string
 	Design  verdict.Design
 	// Growth marks a block of growth blocks (GrowthBlock): each group
-	// compares one operation's blocks with its first block, and has an
-	// Answer.
+	// lists one operation's blocks against the line fitted through them,
+	// and has an Answer, the fit's verdict.
 	Growth bool
+	// Fits are a growth block's fits, per operation on p50, p95 and p99.
+	Fits []GrowthFit
 	// Groups are the comparisons, variants within each target first.
 	Groups []BlockGroup
+	// Answer is the block's question answered in one line, printed last
+	// (a single run's compared phases: which tweak made a difference,
+	// which did not, and which the server did not do, with the explain
+	// evidence); empty where the groups are the answer.
+	Answer string
 }
 
 // BlockGroup is one ranking: the variants of one target, or the targets of
@@ -169,6 +193,10 @@ type BlockGroup struct {
 	// largest collection against the first), empty where the ranking is
 	// the answer.
 	Answer string
+	// Evidence is what the server's explain says it did for the group's
+	// operations (index used or not, documents examined, filter pushed
+	// down), printed under the group's lines; empty without plans.
+	Evidence string
 }
 
 // BlockLine is one contender's standing.
@@ -213,27 +241,54 @@ func MatrixBlock(m *result.Matrix, fig Figure) Block {
 	}
 
 	if b.Figure.Operation == "" {
-		b.Figure.Operation = firstOperation(m)
+		b.Figure.Operation = firstOperation(m, fig.Judging)
 	}
 
+	// A trial cut short is no sample: never the answer.
 	sample := func(tr result.Trial, name string) (verdict.Sample, bool) {
+		if cutShort(tr) {
+			return verdict.Sample{}, false
+		}
+
 		v, ok := trialValue(tr.Result, b.Figure)
+
 		return verdict.Sample{Variant: name, Round: tr.Round, Value: v}, ok
 	}
 
+	var answered []BlockGroup
+
+	var labels []string
+
 	if len(m.Variants) > 1 {
 		for _, t := range m.Targets {
-			var samples []verdict.Sample
+			// Each comparison group is ranked on its own: like with like.
+			for _, g := range fig.Judging.groupsOf(m.Variants) {
+				var samples []verdict.Sample
 
-			for _, tr := range m.Trials {
-				if s, ok := sample(tr, tr.Variant); ok && tr.Target == t.Name {
-					samples = append(samples, s)
+				for _, tr := range m.Trials {
+					if s, ok := sample(tr, tr.Variant); ok && tr.Target == t.Name && slices.Contains(g.Variants, tr.Variant) {
+						samples = append(samples, s)
+					}
+				}
+
+				title := "variants on " + t.Name
+				if g.Name != "" {
+					title += ", group " + g.Name
+				}
+
+				before := len(b.Groups)
+				b.addJudged(title, samples, b.Figure.Judging.among(g.Variants))
+
+				if len(b.Groups) > before && g.Name != "" {
+					answered = append(answered, b.Groups[len(b.Groups)-1])
+					labels = append(labels, g.Name+" on "+t.Name)
 				}
 			}
-
-			b.addJudged("variants on "+t.Name, samples, b.Figure.Judging.among(m.Variants))
 		}
 	}
+
+	// Comparison groups ask several questions: one line answers them all.
+	b.Answer = b.answerGroups(nil, answered, labels, nil)
 
 	if len(m.Targets) > 1 {
 		for _, v := range m.Variants {
@@ -281,14 +336,16 @@ func OperationsBlock(m *result.Matrix, fig Figure) Block {
 			samples := map[string][]verdict.Sample{}
 
 			for _, tr := range m.Trials {
-				if tr.Target != t.Name || tr.Variant != v {
+				if tr.Target != t.Name || tr.Variant != v || cutShort(tr) {
 					continue
 				}
 
-				for _, po := range blockOps(tr.Result) {
+				for _, po := range blockOps(tr.Result, fig.Judging) {
 					// A sequence's iteration or a composite is the sum of
-					// the operations compared here, not an alternative.
-					if po.op.Unit != "" {
+					// the operations compared here, not an alternative; a
+					// decode figure compares decode entries only, named
+					// by their operation.
+					if !po.op.Compared(fig.Decode) {
 						continue
 					}
 
@@ -300,6 +357,10 @@ func OperationsBlock(m *result.Matrix, fig Figure) Block {
 						// The group names the phase: a line names the
 						// operation only.
 						name := strings.TrimPrefix(po.op.Name, po.phase+"/")
+						if fig.Decode {
+							name = po.op.Steps[0]
+						}
+
 						samples[po.phase] = append(samples[po.phase], verdict.Sample{Variant: name, Round: tr.Round, Value: x})
 					}
 				}
@@ -411,6 +472,10 @@ func (b *Block) addJudged(title string, samples []verdict.Sample, j Judging) {
 		g.Lines = append(g.Lines, l)
 	}
 
+	if b.Figure.Decode {
+		g.Answer = decodeAnswer(b.Figure, g.Lines)
+	}
+
 	b.Groups = append(b.Groups, g)
 }
 
@@ -442,9 +507,11 @@ func (b Block) WriteText(w io.Writer) {
 
 	fmt.Fprintf(w, "\nComparison: %s\n", b.Heading())
 
-	for _, g := range b.Groups {
-		if g.Answer != "" {
-			fmt.Fprintf(w, "  %s\n", g.Answer)
+	// A growth block's fits answer first (one line per operation and
+	// percentile); other answers close their group below.
+	if b.Growth {
+		for _, a := range b.Answers() {
+			fmt.Fprintf(w, "  %s\n", a)
 		}
 	}
 
@@ -473,18 +540,60 @@ func (b Block) WriteText(w io.Writer) {
 		if n := len(g.Lines) - len(lines); n > 0 {
 			fmt.Fprintf(w, "    … %d more (all in the Markdown and the HTML report)\n", n)
 		}
+
+		if g.Evidence != "" {
+			fmt.Fprintf(w, "    %s\n", g.Evidence)
+		}
+
+		// A ranking's answer (a decode-time block's) closes its group:
+		// the run's output ends with the answer to its question.
+		if g.Answer != "" && !b.Growth {
+			fmt.Fprintf(w, "  %s\n", g.Answer)
+		}
 	}
+
+	if b.Answer != "" {
+		fmt.Fprintf(w, "%s\n", b.Answer)
+	}
+}
+
+// Answers are the block's answers, one line each: a growth block's fits
+// (every operation on p50, p95 and p99), else each group's answer.
+func (b Block) Answers() []string {
+	var out []string
+
+	if b.Growth {
+		for _, g := range b.Fits {
+			out = append(out, g.Title()+" "+g.Verdict())
+		}
+
+		return out
+	}
+
+	for _, g := range b.Groups {
+		if g.Answer != "" {
+			out = append(out, g.Answer)
+		}
+	}
+
+	return out
+}
+
+// blockLevel names the block's confidence level: "95% CI".
+func blockLevel() string {
+	return strconv.FormatFloat(100*(1-blockAlpha), 'f', -1, 64) + "% CI"
 }
 
 // textLines is the most lines of one group a terminal shows: a growth
 // study of 100 blocks ranks 100 of them.
 const textLines = 10
 
-// Heading says what the block compares and how: "p99 by collection size
-// (median of intervals; each growth block against the first)".
+// Heading says what the block compares and how: "p95 by collection size
+// (one point per complete growth block; least-squares slope with its 95%
+// CI)".
 func (b Block) Heading() string {
 	if b.Growth {
-		return fmt.Sprintf("%s by collection size (median of %ss; each growth block against the first)", b.Figure, b.Samples)
+		return fmt.Sprintf("%s by collection size (one point per complete growth block; least-squares slope with its %s)", b.Figure, blockLevel())
 	}
 
 	return fmt.Sprintf("%s (median of %ss)", b.Figure, b.Samples)
@@ -500,13 +609,11 @@ func (b Block) Markdown() string {
 	var s strings.Builder
 
 	if b.Growth {
-		fmt.Fprintf(&s, "## Comparison: %s by collection size\n\nMedian of %ss; each growth block against the first, the first and then the blocks that grew most.\n\n",
-			mdEscape(b.Figure.String()), b.Samples)
+		fmt.Fprintf(&s, "## Comparison: %s by collection size\n\nOne point per complete growth block (a block cut short is left out); each figure fitted against the collection's size by least squares, with the slope's %s.\n\n",
+			mdEscape(b.Figure.String()), blockLevel())
 
-		for _, g := range b.Groups {
-			if g.Answer != "" {
-				fmt.Fprintf(&s, "- %s\n", mdEscape(g.Answer))
-			}
+		for _, a := range b.Answers() {
+			fmt.Fprintf(&s, "- %s\n", mdEscape(a))
 		}
 	} else {
 		fmt.Fprintf(&s, "## Comparison: %s\n\nMedian of %ss; the reference first, then best first.\n", mdEscape(b.Figure.String()), b.Samples)
@@ -537,6 +644,18 @@ func (b Block) Markdown() string {
 
 			s.WriteString("\n")
 		}
+
+		if g.Evidence != "" {
+			fmt.Fprintf(&s, "\n%s\n", mdEscape(g.Evidence))
+		}
+
+		if g.Answer != "" && !b.Growth {
+			fmt.Fprintf(&s, "\n%s\n", mdEscape(g.Answer))
+		}
+	}
+
+	if b.Answer != "" {
+		fmt.Fprintf(&s, "\n**%s**\n", mdEscape(b.Answer))
 	}
 
 	return s.String()
@@ -548,10 +667,11 @@ func pad(s string, w int) string { return s + strings.Repeat(" ", max(0, w-len([
 
 func padLeft(s string, w int) string { return strings.Repeat(" ", max(0, w-len([]rune(s)))) + s }
 
-// firstOperation is the first operation the matrix's trials measured.
-func firstOperation(m *result.Matrix) string {
+// firstOperation is the first operation the matrix's trials measured in
+// a phase j judges.
+func firstOperation(m *result.Matrix, j Judging) string {
 	for _, tr := range m.Trials {
-		if ops := blockOps(tr.Result); len(ops) > 0 {
+		if ops := blockOps(tr.Result, j); len(ops) > 0 {
 			return ops[0].op.Name
 		}
 	}
@@ -562,13 +682,34 @@ func firstOperation(m *result.Matrix) string {
 // trialValue is the figure's value in one trial, from the trial's measured
 // phases.
 func trialValue(res *result.Result, fig Figure) (float64, bool) {
-	for _, po := range blockOps(res) {
-		if po.op.Name == fig.Operation {
+	for _, po := range blockOps(res, fig.Judging) {
+		name := po.op.Name
+		if fig.Decode {
+			if !po.op.Compared(true) {
+				continue
+			}
+
+			// The entry is named by its operation, with the phase
+			// prefix blockOps gives the operations.
+			name = stepOf(po)
+		}
+
+		if name == fig.Operation {
 			return operationValue(po.op, po.seconds, fig)
 		}
 	}
 
 	return 0, false
+}
+
+// stepOf is the name of a decode entry's operation as blockOps names the
+// operations: "read", or "phase/read" with several measured phases.
+func stepOf(po phaseOp) string {
+	if strings.HasPrefix(po.op.Name, po.phase+"/") {
+		return po.phase + "/" + po.op.Steps[0]
+	}
+
+	return po.op.Steps[0]
 }
 
 // phaseOp is an operation of a measured phase, with the phase's length.
@@ -579,9 +720,10 @@ type phaseOp struct {
 }
 
 // blockOps lists the operations of a result's measured phases (not loads,
-// not measure: false phases); with several such phases an operation is
-// named "phase/operation", as in the matrix tables.
-func blockOps(res *result.Result) []phaseOp {
+// not measure: false phases) that j judges (not verdict: false phases);
+// with several measured phases an operation is named "phase/operation",
+// as in the matrix tables, whether or not its neighbours are judged.
+func blockOps(res *result.Result, j Judging) []phaseOp {
 	if res == nil {
 		return nil
 	}
@@ -598,6 +740,10 @@ func blockOps(res *result.Result) []phaseOp {
 	var out []phaseOp
 
 	for _, p := range phases {
+		if !j.judged(p.Name) {
+			continue
+		}
+
 		for _, o := range p.Operations {
 			if len(phases) > 1 {
 				o.Name = p.Name + "/" + o.Name
@@ -622,7 +768,7 @@ func operationValue(o result.Operation, seconds float64, fig Figure) (float64, b
 		return 0, false
 	}
 
-	return o.LatencyUS.Mean * float64(o.Count) / float64(o.Docs), true
+	return o.LatencyUS.P50 * float64(o.Count) / float64(o.Docs), true
 }
 
 // runBlock builds the block of a single run whose contenders are the
@@ -649,30 +795,63 @@ func runBlock(res *result.Result, fig Figure, mixes bool) Block {
 		return b
 	}
 
+	// The compared phases, in the groups' order, and whether each is an
+	// index tweak the server did not use an index for.
+	var phases []string
+
+	var unused []bool
+
 	for i := range res.Phases {
 		p := &res.Phases[i]
-		if p.Excluded || p.IsLoad() || (!mixes && !runsSequence(p)) {
+		if p.Excluded || p.IsLoad() || !fig.Judging.judged(p.Name) || (!mixes && !runsSequence(p)) {
 			continue
 		}
 
 		var samples []verdict.Sample
 
+		var names []string
+
 		for k, iv := range p.Intervals {
 			secs := iv.End.Sub(iv.Start).Seconds()
 
-			for _, o := range iv.Operations {
-				if o.Unit != "" {
+			for i, o := range iv.Operations {
+				// Intervals do not repeat a unit's steps: the phase's
+				// entry at the same index has them.
+				if i < len(p.Operations) {
+					o.Steps = p.Operations[i].Steps
+				}
+
+				if !o.Compared(fig.Decode) {
 					continue
 				}
 
+				name := o.Name
+				if fig.Decode {
+					name = o.Steps[0]
+				}
+
 				if v, ok := operationValue(o, secs, fig); ok {
-					samples = append(samples, verdict.Sample{Variant: o.Name, Round: k, Value: v})
+					samples = append(samples, verdict.Sample{Variant: name, Round: k, Value: v})
+
+					if !slices.Contains(names, name) {
+						names = append(names, name)
+					}
 				}
 			}
 		}
 
+		before := len(b.Groups)
 		b.add("operations of the "+p.Name+" phase", samples)
+
+		if len(b.Groups) > before {
+			g := &b.Groups[len(b.Groups)-1]
+			ev, no := planEvidence(res, names)
+			g.Evidence = ev
+			phases, unused = append(phases, p.Name), append(unused, no)
+		}
 	}
+
+	b.Answer = b.answerGroups(res, b.Groups, phases, unused, readBackEvidence(res, fig.Judging)...)
 
 	return b
 }

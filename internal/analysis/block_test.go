@@ -151,13 +151,13 @@ func TestMatrixBlockCost(t *testing.T) {
 		t.Fatalf("no cost: %+v", l)
 	}
 
-	// Mean per document is p50/10 here; slow − base = 100·drift·(5·jitter − 1).
+	// Per document is p50/10 here; slow − base = 100·drift·(5·jitter − 1).
 	if l.Cost.Estimate < 350 || l.Cost.Estimate > 600 || !strings.HasPrefix(l.CostText, "+") || !strings.Contains(l.CostText, "µs/doc (95% CI +") {
 		t.Errorf("cost %+v %q", l.Cost, l.CostText)
 	}
 
 	md := b.Markdown()
-	if !strings.Contains(md, "| | get latency per document | verdict | cost |") || !strings.Contains(md, "| slow | ") {
+	if !strings.Contains(md, "| | get latency per document (p50) | verdict | cost |") || !strings.Contains(md, "| slow | ") {
 		t.Errorf("markdown:\n%s", md)
 	}
 }

@@ -3,24 +3,22 @@ package analysis
 import (
 	"bytes"
 	"context"
-	"math"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/regress"
 	"github.com/mongobench/mongobench/internal/stats/threshold"
-	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // TestGrowthBlockRealRun builds the growth block of a real run
-// (testdata/growth.yaml against the embedded FerretDB, whose searches scan
-// the collection): per operation, the first block is the reference and the
-// others follow ranked by growth; search, which scans 3× as many documents
-// in the last block, grew significantly, and its answer line says so with
-// the collection's sizes.
+// (testdata/growth.yaml against the embedded FerretDB, three blocks): per
+// operation one line per block, named by its size, valued at the block's
+// own p50, with the fitted line's value beside it; the answers (every
+// operation on p50, p95, p99) are printed once each, in the terminal and
+// the Markdown.
 func TestGrowthBlockRealRun(t *testing.T) {
 	t.Parallel()
 
@@ -30,157 +28,153 @@ func TestGrowthBlockRealRun(t *testing.T) {
 	}
 
 	b := GrowthBlock(res, DefaultFigure)
-	if !b.Growth || b.Design != verdict.Unpaired || b.Samples != "interval" {
-		t.Errorf("block %+v, want an unpaired growth block of intervals", b)
+	if !b.Growth || b.Samples != "block" {
+		t.Errorf("block %+v, want a growth block of blocks", b)
 	}
 
 	if len(b.Groups) != 2 || !strings.HasPrefix(b.Groups[0].Title, "create,") || !strings.HasPrefix(b.Groups[1].Title, "search,") {
 		t.Fatalf("groups %+v, want create and search", b.Groups)
 	}
 
-	blocks := res.Phases[len(res.Phases)-1].Blocks
-	if len(blocks) != 3 {
-		t.Fatalf("the run has %d blocks, want 3", len(blocks))
+	if len(b.Fits) != 6 {
+		t.Fatalf("%d fits, want create and search on p50, p95, p99", len(b.Fits))
 	}
 
+	blocks := res.Phases[len(res.Phases)-1].Blocks
+
 	for _, g := range b.Groups {
-		if len(g.Lines) != 3 {
+		op, _, _ := strings.Cut(g.Title, ",")
+		if len(g.Lines) != len(blocks) {
 			t.Fatalf("%s: %d lines, want one per block", g.Title, len(g.Lines))
 		}
 
-		if l := g.Lines[0]; !l.Best || l.Kind != verdict.Reference || l.Documents != blocks[0].Collection.Documents || !strings.HasPrefix(l.Name, "block 1 ·") {
-			t.Errorf("%s: first line %+v, want block 1 as the reference", g.Title, l)
-		}
-
-		for i := 2; i < len(g.Lines); i++ {
-			if g.Lines[i].Ratio > g.Lines[i-1].Ratio {
-				t.Errorf("%s: %s (%.2f×) ranked below %s (%.2f×)", g.Title, g.Lines[i].Name, g.Lines[i].Ratio, g.Lines[i-1].Name, g.Lines[i-1].Ratio)
+		for i, l := range g.Lines {
+			want, _ := blockValue(blocks[i], op, DefaultFigure.Metric)
+			if l.Documents != blocks[i].Collection.Documents || l.Median != want || !strings.HasPrefix(l.Verdict, "line ") {
+				t.Errorf("%s: line %+v, want block %d's p50 %g at %d docs with the line's value", g.Title, l, i+1, want, blocks[i].Collection.Documents)
 			}
 		}
 
-		if g.Answer == "" {
-			t.Errorf("%s: no answer line", g.Title)
+		if !strings.HasPrefix(g.Answer, op+" p50 ") {
+			t.Errorf("%s: answer %q", g.Title, g.Answer)
 		}
-	}
-
-	search := b.Groups[1]
-
-	var last BlockLine
-
-	for _, l := range search.Lines {
-		if l.Documents == blocks[2].Collection.Documents {
-			last = l
-		}
-	}
-
-	if last.Kind != verdict.Difference || last.RatioLo <= 1 {
-		t.Errorf("search in the last block: %s (kind %v), want significantly slower than the first", last.Verdict, last.Kind)
-	}
-
-	want := "search p50 " + verdict.FormatRatio(last.Ratio) + " at 1,200 docs vs 400 (95% CI "
-	if !strings.HasPrefix(search.Answer, want) {
-		t.Errorf("answer %q, want it to start %q", search.Answer, want)
 	}
 
 	var text bytes.Buffer
 
 	b.WriteText(&text)
 
-	if out := text.String(); strings.Count(out, search.Answer) != 1 || !strings.Contains(out, "by collection size") {
-		t.Errorf("terminal block does not hold the answer once:\n%s", out)
-	}
-
-	if md := b.Markdown(); !strings.Contains(md, "- "+search.Answer+"\n") || !strings.Contains(md, "| "+last.Name+" | "+last.Value+" | ") {
-		t.Errorf("Markdown block does not hold the answer and the line:\n%s", md)
+	out, md := text.String(), b.Markdown()
+	for _, a := range b.Answers() {
+		if strings.Count(out, a) != 1 || !strings.Contains(md, "- "+a+"\n") {
+			t.Errorf("answer %q not once in the terminal block and the Markdown:\n%s\n%s", a, out, md)
+		}
 	}
 }
 
-// growthRun is a blocks phase of n blocks of eight 1 s intervals each; the
-// operation get has the p99 and the throughput f(block) gives, jittered.
-func growthRun(n int, p99, tput func(block int) float64) *result.Result {
+// growthRun is a blocks phase of n one-second blocks whose operation get
+// has the p50, p95 and p99 that lat(block) gives, at 1,000·(block+1)
+// documents; iterations run beside it.
+func growthRun(n int, lat func(block int) float64) *result.Result {
 	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	jitter := []float64{1.02, 0.97, 1.05, 0.99, 1.01, 0.96, 1.03, 0.98}
 	p := result.Phase{Name: "run", Model: "blocks", Operations: []result.Operation{{Name: "get"}, {Name: "iteration", Unit: result.UnitIteration}}}
 
 	for j := range n {
-		for k, jt := range jitter {
-			at := start.Add(time.Duration(j*len(jitter)+k) * time.Second)
-			p.Intervals = append(p.Intervals, result.Interval{Start: at, End: at.Add(time.Second), Operations: []result.Operation{
-				{Name: "get", Count: int64(tput(j) * jt), OpsPerSec: tput(j) * jt, LatencyUS: result.Latency{Mean: p99(j) / 2, P99: p99(j) * jt}},
-				{Name: "iteration", Unit: result.UnitIteration, Count: 100, LatencyUS: result.Latency{P99: 1e9}},
-			}})
-		}
-
+		v := lat(j)
 		p.Blocks = append(p.Blocks, result.Block{
-			Index: j, Start: start.Add(time.Duration(j*len(jitter)) * time.Second),
-			End:        start.Add(time.Duration((j+1)*len(jitter)) * time.Second),
-			Collection: result.CollectionSize{Documents: int64(1000 * (j + 1) * (j + 1))},
+			Index: j, Start: start.Add(time.Duration(j) * time.Second), End: start.Add(time.Duration(j+1) * time.Second),
+			DurationS: 1, Complete: true,
+			Collection: result.CollectionSize{Name: "notices", Documents: int64(1000 * (j + 1))},
+			Operations: []result.Operation{
+				{Name: "get", Count: 1000, LatencyUS: result.Latency{P50: v, P95: 2 * v, P99: 3 * v}},
+				{Name: "iteration", Unit: result.UnitIteration, Count: 1000, LatencyUS: result.Latency{P50: 1e9, P95: 1e9, P99: 1e9}},
+			},
 		})
 	}
 
 	return &result.Result{Phases: []result.Phase{p}}
 }
 
-// TestGrowthBlockSynthetic checks the growth block's figures on known
-// values: p99 four times the first block's at the largest size, ranked
-// above a block that grew twice; a throughput that falls by half grows by
-// 0.5× (the figure over the first, whichever way it improves); a flat
-// figure is no significant difference; iterations take no part.
+// TestGrowthBlockSynthetic checks the growth block on known values: p50
+// rising 410 µs per 1,000 documents (jittered) is found with an interval
+// around the planted slope, on p95 twice that; a flat series is flat; a
+// block cut short by a stop, whatever its value, is no point of the fit and
+// is named as left out, in the group and in the answer; iterations take no
+// part.
 func TestGrowthBlockSynthetic(t *testing.T) {
 	t.Parallel()
 
-	p99 := threshold.Metric{Kind: threshold.Percentile, Percent: 99}
-	res := growthRun(3, func(j int) float64 { return []float64{1000, 4000, 2000}[j] }, func(j int) float64 { return []float64{500, 250, 500}[j] })
+	jitter := []float64{30, -20, 10, -40, 25, 0, -15, 35, -5, -20}
+	grows := growthRun(10, func(j int) float64 { return 2000 + 410*float64(j+1) + jitter[j] })
 
-	b := GrowthBlock(res, Figure{Metric: p99})
-	if len(b.Groups) != 1 || !strings.HasPrefix(b.Groups[0].Title, "get,") {
-		t.Fatalf("groups %+v, want get's only (no iteration)", b.Groups)
+	// A stop cut the last block short: few operations, a huge p50.
+	last := &grows.Phases[0].Blocks[9]
+	last.Complete = false
+	last.Operations[0].Count = 31
+	last.Operations[0].LatencyUS = result.Latency{P50: 1e7, P95: 1e7, P99: 1e7}
+
+	p95 := threshold.Metric{Kind: threshold.Percentile, Percent: 95}
+
+	b := GrowthBlock(grows, Figure{Metric: p95})
+	if len(b.Groups) != 1 || !strings.HasPrefix(b.Groups[0].Title, "get,") || len(b.Fits) != 3 {
+		t.Fatalf("groups %+v, %d fits, want get's only (no iteration) on p50, p95, p99", b.Groups, len(b.Fits))
 	}
 
-	g := b.Groups[0]
-	if g.Lines[1].Name != "block 2 · 4,000 docs" || g.Lines[2].Name != "block 3 · 9,000 docs" {
-		t.Fatalf("lines %+v, want block 2 (4×) ranked before block 3 (2×)", g.Lines)
-	}
+	for _, g := range b.Fits {
+		want := 410 * map[float64]float64{50: 1, 95: 2, 99: 3}[g.Metric.Percent] / 1000
+		if g.Err != nil || len(g.Points) != 9 || g.Fit.Trend() != regress.Grows || g.Fit.Lo > want || g.Fit.Hi < want {
+			t.Errorf("%s: %d points, slope %g (%g–%g), err %v; want 9 points and %g inside the interval", g.Title(), len(g.Points), g.Fit.Slope, g.Fit.Lo, g.Fit.Hi, g.Err, want)
+		}
 
-	if l := g.Lines[1]; l.Kind != verdict.Difference || math.Abs(l.Ratio-4) > 0.3 || l.RatioLo > 4 || l.RatioHi < 4 {
-		t.Errorf("block 2: %s, want 4× with an interval around it", l.Verdict)
-	}
-
-	// The answer is about the largest collection, block 3, not the block
-	// that grew most.
-	if want := "get p99 " + verdict.FormatRatio(g.Lines[2].Ratio) + " at 9,000 docs vs 1,000 (95% CI "; !strings.HasPrefix(g.Answer, want) {
-		t.Errorf("answer %q, want it to start %q", g.Answer, want)
-	}
-
-	tb := GrowthBlock(res, Figure{Metric: threshold.Metric{Kind: threshold.Throughput}})
-	tl := tb.Groups[0].Lines
-
-	var halved, flat BlockLine
-
-	for _, l := range tl {
-		switch l.Documents {
-		case 4000:
-			halved = l
-		case 9000:
-			flat = l
+		if len(g.LeftOut) != 1 || g.LeftOut[0] != "block 10: cut short by a stop (31 operations)" {
+			t.Errorf("%s: left out %q", g.Title(), g.LeftOut)
 		}
 	}
 
-	if halved.Kind != verdict.Difference || math.Abs(halved.Ratio-0.5) > 0.05 {
-		t.Errorf("throughput halved: %s (ratio %.3f), want 0.5× the first", halved.Verdict, halved.Ratio)
+	g := b.Groups[0]
+	if n := len(g.Lines); n != 10 || g.Lines[9].Name != "block 10" || g.Lines[9].Verdict != "left out of the fit: cut short by a stop (31 operations)" {
+		t.Errorf("lines %+v, want nine blocks then block 10 left out", g.Lines)
 	}
 
-	if flat.Kind != verdict.NoDifference || !strings.Contains(tb.Groups[0].Answer, "at 9,000 docs vs 1,000: no significant difference") {
-		t.Errorf("flat throughput: %s; answer %q, want no significant difference", flat.Verdict, tb.Groups[0].Answer)
+	if !strings.HasPrefix(g.Answer, "get p95 grows 0.8") || !strings.Contains(g.Answer, " ms per 1,000 notices (95% CI ") {
+		t.Errorf("answer %q, want get p95 growing about 0.82 ms per 1,000 notices", g.Answer)
+	}
+
+	if a := b.GrowthAnswer(); !strings.HasPrefix(a, g.Answer) || !strings.HasSuffix(a, "(left out of the fit: block 10: cut short by a stop (31 operations))") {
+		t.Errorf("growth answer %q", a)
+	}
+
+	flatRun := growthRun(10, func(j int) float64 { return 2000 + jitter[j] })
+	flat := GrowthBlock(flatRun, Figure{Metric: p95})
+	if a := flat.Groups[0].Answer; !strings.HasPrefix(a, "get p95 flat (slope 95% CI −") || !strings.HasSuffix(a, " per 1,000 notices includes 0)") {
+		t.Errorf("flat answer %q", a)
+	}
+
+	// A slope whose interval excludes 0 but whose change over the sizes is
+	// under the minimum effect (a drift of 2%) is flat, and says why; with
+	// no minimum effect (run.min_effect: 0%) it grows.
+	drift := growthRun(10, func(j int) float64 { return 10000 + 20*float64(j+1) + jitter[j]/10 })
+	if a := GrowthBlock(drift, Figure{Metric: p95}).Groups[0].Answer; !strings.HasPrefix(a, "get p95 flat (+1.8% from 1,000 to 10,000 notices, under the 5% minimum effect, slope 95% CI ") {
+		t.Errorf("drift answer %q", a)
+	}
+
+	if a := GrowthBlock(drift, Figure{Metric: p95, Judging: Judging{MinEffect: -1}}).Groups[0].Answer; !strings.HasPrefix(a, "get p95 grows ") {
+		t.Errorf("drift answer without a minimum effect %q", a)
+	}
+
+	// A throughput figure is no latency to fit: the answer is on p50.
+	if a := GrowthBlock(flatRun, Figure{Metric: threshold.Metric{Kind: threshold.Throughput}}).GrowthAnswer(); !strings.HasPrefix(a, "get p50 flat") {
+		t.Errorf("throughput figure: answer %q, want it on p50", a)
 	}
 }
 
 // TestGrowthBlockNeedsBlocks checks that a run without growth blocks, or
-// with a single block, has no growth block.
+// with a single block, has no growth block, and that two complete blocks
+// are no interval.
 func TestGrowthBlockNeedsBlocks(t *testing.T) {
 	t.Parallel()
 
-	one := growthRun(1, func(int) float64 { return 1000 }, func(int) float64 { return 100 })
+	one := growthRun(1, func(int) float64 { return 1000 })
 	if b := GrowthBlock(one, DefaultFigure); len(b.Groups) != 0 {
 		t.Errorf("one block: %+v, want nothing to compare", b.Groups)
 	}
@@ -196,12 +190,16 @@ func TestGrowthBlockNeedsBlocks(t *testing.T) {
 	if out.Len() != 0 {
 		t.Errorf("printed %q for nothing to compare", out.String())
 	}
+
+	two := GrowthBlock(growthRun(2, func(j int) float64 { return float64(1000 * (j + 1)) }), DefaultFigure)
+	if a := two.Groups[0].Answer; a != "get p50 inconclusive: 2 complete blocks, a slope's interval needs at least 3" {
+		t.Errorf("two blocks: answer %q", a)
+	}
 }
 
 // TestSlivers checks, on the real growth run, that the intervals marked as
 // slivers are exactly those under a quarter of the median interval (the
-// run has some: a block's end closes the running interval early), and that
-// the growth block takes no value from them.
+// run has some: a block's end closes the running interval early).
 func TestSlivers(t *testing.T) {
 	t.Parallel()
 
@@ -236,25 +234,5 @@ func TestSlivers(t *testing.T) {
 
 	if n == 0 {
 		t.Fatal("the real run has no sliver; the test checks nothing")
-	}
-
-	// Each line's values are the block's intervals with a search, slivers
-	// left out.
-	owner := blockOfIntervals(p)
-	want := map[int]int{}
-
-	for k, iv := range p.Intervals {
-		for _, o := range iv.Operations {
-			if o.Name == "search" && o.Count > 0 && !sliver[k] && owner[k] >= 0 {
-				want[owner[k]]++
-			}
-		}
-	}
-
-	for _, l := range GrowthBlock(res, DefaultFigure).Groups[1].Lines {
-		j := slices.IndexFunc(p.Blocks, func(b result.Block) bool { return b.Collection.Documents == l.Documents })
-		if l.N != want[j] {
-			t.Errorf("%s: %d values, want %d (its intervals with a search, no sliver)", l.Name, l.N, want[j])
-		}
 	}
 }

@@ -12,6 +12,10 @@ import (
 // not import the workload package).
 const PerDocFigure = "per_doc"
 
+// DecodeFigure is the run.compare_by of the client's decode time per
+// returned document (workload.DecodeFigure).
+const DecodeFigure = "decode"
+
 // StudyFigure is the figure the results' workload asks about, from the
 // run section of the workload recorded in the results: the operation (or
 // iteration) of run.compare_on, else the first; the metric of
@@ -48,12 +52,14 @@ func StudyFigure(res *result.Result) (fig Figure, named bool) {
 	}
 
 	fig.Cost = spec.Run.CompareCost
-	fig.Judging = JudgingOf(spec.Run.MinEffect, spec.Run.Reference)
+	fig.Judging = JudgingOfSpec(res.Workload.Spec)
 
 	switch by := spec.Run.CompareBy; by {
 	case "":
 	case PerDocFigure:
 		fig.PerDoc = true
+	case DecodeFigure:
+		fig.PerDoc, fig.Decode = true, true
 	default:
 		if m, err := threshold.ParseMetric(by); err == nil { // validated with the workload
 			fig.Metric = m
@@ -65,8 +71,8 @@ func StudyFigure(res *result.Result) (fig Figure, named bool) {
 
 // Blocks are the comparison blocks that end the results, the one list the
 // terminal, Markdown and HTML report render: for a matrix, its variants
-// and targets ranked (MatrixBlock); for a single run, its growth blocks
-// against the first (GrowthBlock) and, when the workload names its figure,
+// and targets ranked (MatrixBlock); for a single run, its growth verdict
+// (GrowthBlock) and, when the workload names its figure,
 // the operations of each phase that runs a sequence (runBlock). With
 // run.compare_operations, the operations of every measured phase are
 // ranked too: per trial in a matrix (OperationsBlock), per interval in a

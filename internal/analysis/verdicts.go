@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
@@ -31,18 +32,25 @@ var MatrixMetrics = []MatrixMetric{
 // round. With one variant on several targets it compares the targets too.
 //
 // Each is compared with the reference j declares, or the first variant
-// (target): never with the best of the same data.
+// (target): never with the best of the same data. Variants in comparison
+// groups are compared within their group only (like with like). The
+// operations of a verdict: false phase keep their medians, with no
+// verdict; a trial cut short is left out.
 func MatrixVerdicts(m *result.Matrix, j Judging) []result.MatrixVerdict {
 	var out []result.MatrixVerdict
 
 	for _, t := range m.Targets {
-		out = append(out, compareTrials(m, t.Name, t.Name, j.among(m.Variants), func(tr result.Trial) string { return tr.Variant })...)
+		for _, g := range j.groupsOf(m.Variants) {
+			in := func(tr result.Trial) bool { return slices.Contains(g.Variants, tr.Variant) }
+			out = append(out, compareTrials(m, t.Name, t.Name, j.among(g.Variants), in, func(tr result.Trial) string { return tr.Variant })...)
+		}
 	}
 
 	// With one variant on several targets the question is which target is
 	// faster: compare the targets, pairing trials by round.
 	if len(m.Variants) == 1 && len(m.Targets) > 1 {
-		out = append(out, compareTrials(m, "", CrossTarget, j.among(targetNames(m)), func(tr result.Trial) string { return tr.Target })...)
+		all := func(result.Trial) bool { return true }
+		out = append(out, compareTrials(m, "", CrossTarget, j.among(targetNames(m)), all, func(tr result.Trial) string { return tr.Target })...)
 	}
 
 	return out
@@ -53,17 +61,22 @@ func MatrixVerdicts(m *result.Matrix, j Judging) []result.MatrixVerdict {
 const CrossTarget = result.CrossTarget
 
 // compareTrials gives verdicts per operation and metric over the trials of
-// target (all trials when target is empty), comparing the groups that
-// group names (variants, or targets); label is the verdicts' Target.
-func compareTrials(m *result.Matrix, target, label string, j Judging, group func(result.Trial) string) []result.MatrixVerdict {
+// target (all trials when target is empty) that in keeps, comparing the
+// groups that group names (variants, or targets); label is the verdicts'
+// Target.
+func compareTrials(m *result.Matrix, target, label string, j Judging, in func(result.Trial) bool,
+	group func(result.Trial) string,
+) []result.MatrixVerdict {
 	var out []result.MatrixVerdict
+
+	unjudged := unjudgedOps(m, j)
 
 	for _, opName := range trialOperations(m, target) {
 		for _, metric := range MatrixMetrics {
 			var samples []verdict.Sample
 
 			for _, tr := range m.Trials {
-				if target != "" && tr.Target != target {
+				if (target != "" && tr.Target != target) || !in(tr) || cutShort(tr) {
 					continue
 				}
 
@@ -80,11 +93,21 @@ func compareTrials(m *result.Matrix, target, label string, j Judging, group func
 
 			mv := result.MatrixVerdict{Target: label, Operation: opName, Metric: metric.Name}
 			for _, v := range verdict.Compare(samples, metric.Dir, j.options(MatrixAlpha, verdict.Paired, "round")) {
-				mv.Variants = append(mv.Variants, result.CellVerdict{
+				cv := result.CellVerdict{
 					Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi), Best: v.Best,
 					Ratio: finite(v.Ratio), RatioLo: finite(v.RatioLo), RatioHi: finite(v.RatioHi), P: finite(v.P),
 					Kind: v.Kind, Text: v.Text,
-				})
+				}
+
+				// A read-back or set-up phase is shown, not judged.
+				if unjudged[opName] {
+					cv = result.CellVerdict{
+						Variant: v.Variant, N: v.N, Median: finite(v.Median), Lo: finite(v.Lo), Hi: finite(v.Hi),
+						Kind: verdict.Inconclusive, Text: notJudgedText,
+					}
+				}
+
+				mv.Variants = append(mv.Variants, cv)
 			}
 
 			out = append(out, mv)
@@ -115,6 +138,26 @@ func trialOperations(m *result.Matrix, target string) []string {
 	}
 
 	return names
+}
+
+// unjudgedOps are the names (as MeasuredOps names them) of the operations
+// of the phases j leaves out of verdicts.
+func unjudgedOps(m *result.Matrix, j Judging) map[string]bool {
+	out := map[string]bool{}
+	if len(j.Unjudged) == 0 {
+		return out
+	}
+
+	for _, tr := range m.Trials {
+		all := blockOps(tr.Result, Judging{})
+		for _, po := range all {
+			if !j.judged(po.phase) {
+				out[po.op.Name] = true
+			}
+		}
+	}
+
+	return out
 }
 
 // finite replaces the infinities and NaNs that statistics of tiny or zero

@@ -157,6 +157,7 @@ func runCompare(st *State, paths []string, f *compareFlags) error {
 
 	report.WriteCompare(st.Stdout, files, ops)
 	report.WriteFilesBlock(st.Stdout, files, judging)
+	report.WriteCapacityCompare(st.Stdout, files)
 
 	if f.markdown != "" {
 		if err := atomicfile.WriteBytes(f.markdown, []byte(report.CompareMarkdown(files, ops, checks))); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis/history"
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
 	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/stats/threshold"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
@@ -27,6 +28,7 @@ const ExitRegression = 3
 // historyFlags are the options of `mongobench history`.
 type historyFlags struct {
 	json         string
+	html         string
 	failOn       []string
 	alpha        float64
 	permutations int
@@ -54,7 +56,12 @@ Each metric's points are searched for change points with E-Divisive means and
 a permutation test (docs/history.md): a change point is the first run of a new
 level that has held for at least --min-size runs. Each is printed with its run
 (file and run --label), the levels before and after (medians), their ratio with
-its 95% confidence interval, and the test's p-value.
+its 95% confidence interval, and the test's p-value. A table per series then
+shows each operation's latest level against the previous one, and the last
+line says whether anything changed within the newest --recent runs.
+
+--html FILE writes a page drawing each series (p50, p95, p99 and throughput
+over the runs, change points marked, each level's spread shaded).
 
 --fail-on-regression 'EXPR' (the grammar of compare --fail-if: [OPERATION:]METRIC
 +N% or -N%) exits with code 3 when the selected metric's last change point is
@@ -69,7 +76,7 @@ Exit codes: 0 no regression found; 3 a --fail-on-regression condition
 failed; 2 bad input (a flag, a file named that is not a results file); 1
 interrupted.`,
 		Example: `  mongobench history
-  mongobench history results/nightly/ --json history.json
+  mongobench history results/nightly/ --json history.json --html history.html
   mongobench history results/ --fail-on-regression 'p99 +10%' --fail-on-regression 'throughput -10%'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runHistory(cmd, st, args, &f)
@@ -78,6 +85,7 @@ interrupted.`,
 
 	fl := c.Flags()
 	fl.StringVar(&f.json, "json", "", "also write the series and change points as JSON to this file (- for standard output; the table then goes to standard error)")
+	fl.StringVar(&f.html, "html", "", "also write an HTML page drawing each series over its runs, with its change points, to this file")
 	fl.StringArrayVar(&f.failOn, "fail-on-regression", nil,
 		"exit 3 when the newest runs start a significant change beyond EXPR ([OPERATION:]METRIC +N% or -N%, as compare --fail-if), repeatable")
 	fl.Float64Var(&f.alpha, "alpha", history.DefaultAlpha, "significance level of the permutation test")
@@ -153,10 +161,17 @@ func runHistory(cmd *cobra.Command, st *State, args []string, f *historyFlags) e
 	}
 
 	printHistory(table, series, skipped, f.alpha, f.minSize)
+	report.WriteHistoryTables(table, series, f.alpha, f.recent)
 
 	if f.json != "" {
 		if err := writeHistoryJSON(st, f.json, series, skipped, opts); err != nil {
 			return err
+		}
+	}
+
+	if f.html != "" {
+		if err := (report.HistoryOptions{Alpha: f.alpha, MinSize: f.minSize}).WriteFile(f.html, series); err != nil {
+			return failed("writing --html: %v", err)
 		}
 	}
 

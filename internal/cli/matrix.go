@@ -36,6 +36,7 @@ func writeMatrixRun(st *State, f *runFlags, outcome *bench.Outcome, out string) 
 	report.WriteMatrix(tableWriter(st, f), m)
 	report.WriteVerification(tableWriter(st, f), res)
 	report.WriteBlocks(tableWriter(st, f), res)
+	report.WriteDurability(tableWriter(st, f), res)
 
 	if err := writeResultsFile(st, out, res); err != nil {
 		st.setUnsaved("") // said here, once
@@ -72,7 +73,7 @@ func writeMatrixRun(st *State, f *runFlags, outcome *bench.Outcome, out string) 
 // writeMarkdownAtomic writes the matrix as Markdown atomically, so that a
 // reader never sees half a file.
 func writeMarkdownAtomic(path string, res *result.Result) error {
-	md := report.MatrixMarkdown(res.Matrix) + report.BlocksMarkdown(res)
+	md := report.MatrixMarkdown(res.Matrix) + report.BlocksMarkdown(res) + report.DurabilityMarkdown(res)
 
 	return atomicfile.WriteBytes(path, []byte(md))
 }

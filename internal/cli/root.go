@@ -129,6 +129,7 @@ command gracefully.`,
 		newCalibrateCommand(st),
 		newHistoryCommand(st),
 		newCaptureCommand(st),
+		newCapacityCommand(st),
 		newRecordCommand(st),
 	)
 

@@ -184,7 +184,7 @@ merge' adds their results files up exactly. See docs/distributed.md.`,
 	fl := c.Flags()
 	fl.StringVar(&f.uri, "uri", "", "MongoDB connection string (default: $MONGOBENCH_URI, else start an embedded FerretDB)")
 	fl.StringVarP(&f.out, "out", "o", "", "results file, - for standard output (the table then goes to standard error) (default results/<workload>-<timestamp>.json)")
-	fl.DurationVar(&f.duration, "duration", 0, "measured duration, overriding the workload's run.duration")
+	fl.DurationVar(&f.duration, "duration", 0, "measured duration, overriding the workload's run.duration; for growth blocks, their until.duration (no block starts after it)")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "number of workers, overriding the workload's run.concurrency")
 	fl.Int64Var(&f.seed, "seed", 0, "seed for generated data, overriding the workload's seed")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; only the final table and messages (a load phase still says every 10 s how far it got)")
@@ -308,6 +308,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	plan.Options.NoExplain = f.noExplain
 	plan.Options.StatsInterval = f.statsInterval
 	plan.Options.Version = Version()
+	plan.Options.Crash = targets.CrashOptions{Serve: st.Serve}
 
 	// Named and reserved before the run, so that the run log streams
 	// next to where the results will go, and is said where at once: a
@@ -366,6 +367,7 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 	printFindings(tableWriter(st, f), res)
 	printThresholds(tableWriter(st, f), res.Thresholds)
 	report.WriteBlocks(tableWriter(st, f), res)
+	report.WriteDurability(tableWriter(st, f), res)
 
 	st.setStep("writing the results to %s", out)
 

@@ -14,6 +14,7 @@ import (
 type serveFlags struct {
 	target   string
 	lifetime time.Duration
+	dataDir  string
 }
 
 func newServeCommand(st *State) *cobra.Command {
@@ -30,7 +31,12 @@ when it stops.
 
 It is for poking at what a workload will run against (with mongosh or a
 driver) and for the tests of client adapters, which need a real server
-without a MongoDB installation.`,
+without a MongoDB installation.
+
+With --data-dir (embedded kinds only) the server keeps its files in that
+existing directory and leaves them there when it stops, so that a server
+that was killed can be started again on the same data: the durability
+phase of a run (docs/workloads.md#durability) does exactly that.`,
 		Example: `  mongobench serve --for 10m
   mongobench serve --target ferretdb-postgres:shared_buffers=256MB`,
 		Args: cobra.NoArgs,
@@ -42,6 +48,7 @@ without a MongoDB installation.`,
 	fl := c.Flags()
 	fl.StringVar(&f.target, "target", targets.KindEmbedded, "the server to start: a target kind mongobench launches, with settings (see run --target)")
 	fl.DurationVar(&f.lifetime, "for", 0, "stop after this long (default: until Ctrl-C)")
+	fl.StringVar(&f.dataDir, "data-dir", "", "keep the data in this existing directory, left in place at the stop (embedded kinds only)")
 
 	return c
 }
@@ -58,6 +65,10 @@ func runServe(st *State, f *serveFlags) error {
 
 	if f.lifetime < 0 {
 		return badInput("--for must not be negative")
+	}
+
+	if f.dataDir != "" && spec.Kind != targets.KindEmbedded && spec.Kind != targets.KindEmbeddedMemory {
+		return badInput("--data-dir: only the %s and %s kinds keep their data in a directory of one's own, not %s", targets.KindEmbedded, targets.KindEmbeddedMemory, spec.Kind)
 	}
 
 	sweepLeftovers(st)
@@ -77,7 +88,7 @@ func runServe(st *State, f *serveFlags) error {
 		}
 	}()
 
-	l, err := targets.Launch(ctx, spec, targets.LaunchOptions{})
+	l, err := targets.Launch(ctx, spec, targets.LaunchOptions{DataDir: f.dataDir})
 
 	close(started)
 

@@ -52,6 +52,13 @@ type State struct {
 	// Now is the clock used for file names and timestamps.
 	Now func() time.Time
 
+	// Serve is the command that runs this program's serve command (the
+	// running executable and "serve"), with which a run's durability
+	// phase starts an embedded server it can crash; nil leaves the
+	// embedded kinds out of that phase (tests of this package, whose
+	// executable is the test binary).
+	Serve []string
+
 	// hooks run on a forced exit (second interrupt), when deferred cleanup
 	// will not run: they remove temporary directories.
 	hooksMu sync.Mutex
@@ -144,6 +151,7 @@ func NewOSState() *State {
 		StderrIsTerminal: barTerminal(os.Stderr),
 		Signals:          sig,
 		StopSignals:      func() { signal.Stop(sig) },
+		Serve:            serveCommand(),
 		Exit:             os.Exit,
 		Now:              time.Now,
 	}
@@ -162,4 +170,15 @@ func barTerminal(f *os.File) bool {
 	width, _, err := term.GetSize(fd)
 
 	return err == nil && width > 0
+}
+
+// serveCommand is this executable's serve command, nil when the executable
+// cannot be found.
+func serveCommand() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+
+	return []string{exe, "serve"}
 }

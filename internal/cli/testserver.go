@@ -54,7 +54,7 @@ listens on the loopback interface unless --addr says otherwise.`,
 	fl.DurationVar(&f.perInFlight, "per-in-flight", 0, "extra delay per other request in flight (a server that slows with load)")
 	fl.DurationVar(&f.stallAfter, "stall-after", 0, "start a stall this long after the server starts")
 	fl.DurationVar(&f.stallFor, "stall-for", 0, "hold every reply received during the stall until it ends")
-	fl.IntVar(&f.findDocs, "find-docs", 1, "documents returned by find and aggregate")
+	fl.IntVar(&f.findDocs, "find-docs", 1, "documents returned by find and aggregate (template records: ObjectId _id, strings, an int, dates, a nested document, an array)")
 	fl.DurationVar(&f.lifetime, "for", 0, "stop after this long (default: until Ctrl-C)")
 
 	return c

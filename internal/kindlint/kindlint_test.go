@@ -59,6 +59,7 @@ func exceptions() []exception {
 
 	return []exception{
 		{"internal/cli/calibrate.go", "uri", flag},
+		{"internal/cli/capacity.go", "uri", flag},
 		{"internal/cli/kube.go", "uri", flag},
 		{"internal/cli/output.go", "uri", flag},
 		{"internal/cli/run.go", "uri", flag},

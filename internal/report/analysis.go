@@ -53,26 +53,21 @@ func newBlockViews(r *result.Result) []blockView {
 func newBlockView(b analysis.Block) blockView {
 	v := blockView{Heading: "Comparison: " + b.Heading(), Figure: b.Figure.String(), Cost: b.Figure.Cost}
 
-	for _, g := range b.Groups {
-		if g.Answer != "" {
-			v.Answers = append(v.Answers, g.Answer)
-		}
+	v.Answers = b.Answers()
 
+	for _, g := range b.Groups {
 		gv := blockGroupView{Title: g.Title}
 		for _, l := range g.Lines {
-			class := kindClass(l.Kind)
-			// A growth block that got significantly better than the first
-			// (a lower p99 at a larger size) is no harm to flag in red.
-			if b.Growth && l.Kind == verdict.Difference && (l.Ratio < 1) == b.Figure.LowerIsBetter() {
-				class = "ok-text"
-			}
-
 			gv.Lines = append(gv.Lines, blockLineView{
-				Name: l.Name, Value: l.Value, Verdict: l.Verdict, Cost: l.CostText, Class: class,
+				Name: l.Name, Value: l.Value, Verdict: l.Verdict, Cost: l.CostText, Class: kindClass(l.Kind),
 			})
 		}
 
 		v.Groups = append(v.Groups, gv)
+	}
+
+	if b.Answer != "" {
+		v.Answers = append(v.Answers, b.Answer)
 	}
 
 	return v

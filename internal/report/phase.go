@@ -539,6 +539,7 @@ func newBlocksView(id string, blocks []result.Block, cols colors) *blocksView {
 			c.Series = append(c.Series, s)
 		}
 
+		addGrowthFits(c, blocks, name, col, xs)
 		v.Charts = append(v.Charts, c)
 	}
 

@@ -12,7 +12,6 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/stats/metrics"
-	"github.com/mongobench/mongobench/internal/stats/threshold"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
@@ -386,31 +385,5 @@ func TestRateChartsSkipSlivers(t *testing.T) {
 
 	if !kept {
 		t.Errorf("latency chart has no value at interval %d; its operations' latencies are real", k)
-	}
-}
-
-// TestGrowthBlockColours checks that a growth block significantly worse
-// than the first is red and one significantly better green, whichever way
-// the figure improves.
-func TestGrowthBlockColours(t *testing.T) {
-	t.Parallel()
-
-	lower := threshold.Metric{Kind: threshold.Percentile, Percent: 99}
-	tput := threshold.Metric{Kind: threshold.Throughput}
-
-	for _, tc := range []struct {
-		metric threshold.Metric
-		ratio  float64
-		want   string
-	}{
-		{lower, 4, "bad"}, {lower, 0.5, "ok-text"}, {tput, 0.5, "bad"}, {tput, 2, "ok-text"},
-	} {
-		b := analysis.Block{Growth: true, Figure: analysis.Figure{Metric: tc.metric}, Groups: []analysis.BlockGroup{{Lines: []analysis.BlockLine{
-			{Kind: verdict.Reference, Ratio: 1}, {Kind: verdict.Difference, Ratio: tc.ratio},
-		}}}}
-
-		if got := newBlockView(b).Groups[0].Lines[1].Class; got != tc.want {
-			t.Errorf("%s at %.1f× the first: class %q, want %q", tc.metric, tc.ratio, got, tc.want)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mongobench/mongobench/internal/base/units"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
 )
 
 // The terminal renderers print what a command shows when it ends, from the
@@ -203,12 +204,28 @@ func trajectoryText(t []result.PacingPoint) string {
 }
 
 // writeDecodeCost shows the time per returned document of operations that
-// map documents, the figure a decode-mode comparison is about.
+// map documents: the median end to end (p50 over the documents of one
+// read, the statistic the comparison block ranks, not a mean a few slow
+// reads can double) and, where the decode time was measured, its share.
+// The decode time per document itself is the comparison block's figure,
+// shown there once.
 func writeDecodeCost(w io.Writer, ops []result.Operation) {
 	for _, o := range ops {
-		if o.Decode != "" && o.Docs > 0 {
-			fmt.Fprintf(w, "%s (decode %s): %.2fµs per document (%d documents)\n", o.Name, o.Decode, o.USPerDoc, o.Docs)
+		if o.Decode == "" || o.Docs <= 0 || o.Count == 0 {
+			continue
 		}
+
+		line := fmt.Sprintf("%s (decode %s): %.2fµs per document end to end (p50; %d documents)",
+			o.Name, o.Decode, o.LatencyUS.P50*float64(o.Count)/float64(o.Docs), o.Docs)
+
+		for _, d := range ops {
+			if d.Compared(true) && d.Steps[0] == o.Name && d.Count > 0 && o.LatencyUS.P50 > 0 {
+				line += fmt.Sprintf(", of which decoding %.1f%% (p50 %s of %s per read)", 100*d.LatencyUS.P50/o.LatencyUS.P50,
+					threshold.FormatLatency(d.LatencyUS.P50), threshold.FormatLatency(o.LatencyUS.P50))
+			}
+		}
+
+		fmt.Fprintln(w, line)
 	}
 }
 
@@ -251,11 +268,23 @@ func orDash(s string) string {
 
 // WriteBlocks writes the comparison blocks of the results (analysis.Blocks):
 // a study's variants or targets ranked on its figure, a single run's
-// growth blocks against the first, or the operations of a phase that runs
-// a sequence; nothing when nothing is compared.
+// growth verdict, or the operations of a phase that runs a sequence;
+// nothing when nothing is compared. A growth run's answer (its figure's
+// slope per operation) is printed last, as "Growth: …".
 func WriteBlocks(w io.Writer, res *result.Result) {
+	answer := ""
+
 	for _, b := range analysis.Blocks(res) {
 		b.WriteText(w)
+
+		if a := b.GrowthAnswer(); a != "" {
+			answer = a
+		}
+	}
+
+	// A growth run's question is answered last, on the study's figure.
+	if answer != "" {
+		fmt.Fprintf(w, "\nGrowth: %s\n", answer)
 	}
 }
 

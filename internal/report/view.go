@@ -57,8 +57,15 @@ type runView struct {
 	// result.Verification).
 	Verification []verificationRow
 
+	// Durability is the run's durability phase (see result.Durability).
+	Durability []durabilityRow
+
 	Loads    []loadRow
 	Excluded []string
+
+	// Capacity is the capacity section of a `mongobench capacity`
+	// result (capacity_html.go), empty otherwise.
+	Capacity capacitySection
 	Phases   []*phaseView
 
 	Server *serverView
@@ -192,10 +199,12 @@ func newRunView(n int, label string, r *result.Result, describe func(string) str
 	v.Description, v.WorkloadSpec = specText(r.Workload.Spec)
 
 	v.FindingGroups = newFindingGroupViews(r)
+	v.Capacity = capacityHTML(v.ID, r.Capacity)
 	if r.Matrix == nil {
 		v.Blocks = newBlockViews(r)
 	}
 	v.Verification = newVerificationRows(r.Verifications())
+	v.Durability = newDurabilityRows(r)
 
 	for i := range r.Explain {
 		v.Explain = append(v.Explain, newExplainView(&r.Explain[i]))

@@ -71,6 +71,13 @@ type EmbeddedOptions struct {
 	// directory is still created and removed, for uniformity, but holds
 	// only its owner mark. Memory cannot be combined with it.
 	PostgreSQLURL string
+
+	// DataDir, when not empty, is an existing directory to keep the SQLite
+	// files in instead of a fresh temporary one, and Close leaves it and
+	// its files in place. A durability check runs `mongobench serve` as a
+	// child process on such a directory, crashes it, and starts it again on
+	// the same files (see Crashable). TempDir is then unused.
+	DataDir string
 }
 
 // Embedded is a FerretDB server running inside the mongobench process, backed
@@ -79,6 +86,7 @@ type EmbeddedOptions struct {
 // concurrent use.
 type Embedded struct {
 	dir             string
+	keepDir         bool // the directory was given (DataDir): Close leaves it
 	uri             string
 	memory          bool
 	postgreSQL      string // redacted PostgreSQL connection string, "" for SQLite
@@ -116,15 +124,13 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 		return nil, fmt.Errorf("start embedded FerretDB: temporary directory %q must not contain '?', '#' or '%%'", opts.TempDir)
 	}
 
-	// Marked with this process, so that a later run removes it if this
-	// one is killed.
-	dir, err := tempdir.Create(opts.TempDir, "mongobench-ferretdb-")
+	dir, keep, err := embeddedDir(opts)
 	if err != nil {
-		return nil, fmt.Errorf("start embedded FerretDB: create data directory: %w", err)
+		return nil, err
 	}
 
 	if strings.ContainsAny(dir, "?#%") {
-		_ = os.RemoveAll(dir)
+		removeUnlessKept(dir, keep)
 		return nil, fmt.Errorf("start embedded FerretDB: data directory %q must not contain '?', '#' or '%%'; set another temporary directory", dir)
 	}
 
@@ -148,7 +154,7 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 
 	f, err := newFerretDB(config)
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		removeUnlessKept(dir, keep)
 		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
 	}
 
@@ -161,6 +167,7 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 
 	e := &Embedded{
 		dir:             dir,
+		keepDir:         keep,
 		memory:          opts.Memory,
 		postgreSQL:      describePostgreSQLURL(opts.PostgreSQLURL),
 		version:         ferretDBVersion(),
@@ -187,6 +194,44 @@ func StartEmbedded(ctx context.Context, opts EmbeddedOptions) (*Embedded, error)
 	}
 
 	return e, nil
+}
+
+// embeddedDir returns the server's data directory and whether it is the
+// caller's (DataDir, kept) rather than a fresh temporary one.
+func embeddedDir(opts EmbeddedOptions) (string, bool, error) {
+	if opts.DataDir != "" {
+		fi, err := os.Stat(opts.DataDir)
+		if err != nil {
+			return "", false, fmt.Errorf("start embedded FerretDB: data directory: %w", err)
+		}
+
+		if !fi.IsDir() {
+			return "", false, fmt.Errorf("start embedded FerretDB: data directory %s is not a directory", opts.DataDir)
+		}
+
+		dir, err := filepath.Abs(opts.DataDir)
+		if err != nil {
+			return "", false, fmt.Errorf("start embedded FerretDB: data directory: %w", err)
+		}
+
+		return dir, true, nil
+	}
+
+	// Marked with this process, so that a later run removes it if this
+	// one is killed.
+	dir, err := tempdir.Create(opts.TempDir, "mongobench-ferretdb-")
+	if err != nil {
+		return "", false, fmt.Errorf("start embedded FerretDB: create data directory: %w", err)
+	}
+
+	return dir, false, nil
+}
+
+// removeUnlessKept removes a data directory the server created itself.
+func removeUnlessKept(dir string, keep bool) {
+	if !keep {
+		_ = os.RemoveAll(dir)
+	}
 }
 
 // newFerretDB calls ferretdb.New with the package-level race workaround held.
@@ -365,6 +410,10 @@ func (e *Embedded) Close() error {
 func (e *Embedded) RemoveDir() error {
 	e.removeOnce.Do(func() {
 		e.cancel()
+
+		if e.keepDir {
+			return
+		}
 
 		if err := os.RemoveAll(e.dir); err != nil {
 			e.removeErr = fmt.Errorf("remove embedded FerretDB data directory: %w", err)

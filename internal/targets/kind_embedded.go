@@ -41,6 +41,7 @@ func launchEmbedded(ctx context.Context, l *Launched, opts LaunchOptions) error 
 		Memory:  l.Spec.Kind == KindEmbeddedMemory,
 		Logger:  opts.Logger,
 		TempDir: opts.TempDir,
+		DataDir: opts.DataDir,
 	})
 	if err != nil {
 		return err

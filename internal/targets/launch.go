@@ -197,6 +197,13 @@ type LaunchOptions struct {
 	// every directory on this path.
 	TempDir string
 
+	// DataDir, for the embedded kinds only, is an existing directory the
+	// server keeps its files in and leaves in place when it stops, so that
+	// a server killed by a durability check can be started again on the
+	// same data (`mongobench serve --data-dir`). Empty: a fresh temporary
+	// directory, removed at Stop.
+	DataDir string
+
 	// mongod tunes the start and stop of mongod targets; the zero value
 	// is what a run uses (tests of this package shorten the stop timeout
 	// or hand out a taken port).
@@ -271,6 +278,10 @@ func Launch(ctx context.Context, spec TargetSpec, opts LaunchOptions) (*Launched
 	}
 
 	kind, _ := LookupKind(spec.Kind) // Validate found it
+
+	if opts.DataDir != "" && spec.Kind != KindEmbedded && spec.Kind != KindEmbeddedMemory {
+		return nil, fmt.Errorf("launch %s target: a data directory of one's own is for the %s and %s kinds only", spec.Kind, KindEmbedded, KindEmbeddedMemory)
+	}
 
 	err := kind.launch(ctx, l, opts)
 	if err == nil {

@@ -48,6 +48,10 @@ func TestMain(m *testing.M) {
 		os.Exit(runFakeMongod(os.Args[1:]))
 	}
 
+	if os.Getenv(serveChildEnv) == "1" {
+		os.Exit(runServeChild(os.Args[1:]))
+	}
+
 	os.Exit(m.Run())
 }
 

@@ -160,7 +160,7 @@ class Adapter {
     const out = [];
     for (const m of this.messages) {
       if (m.type !== 'done') continue;
-      for (const [id, start, latency, docs, err] of m.r) out.push({ worker: m.worker, id, start, latency, docs, err });
+      for (const [id, start, latency, docs, err, decode] of m.r) out.push({ worker: m.worker, id, start, latency, docs, err, decode });
     }
     return out;
   }

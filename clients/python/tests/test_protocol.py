@@ -1,6 +1,6 @@
 """Protocol behaviour of adapter.py against mongobench's null test server,
 which answers like a server but stores nothing (find returns canned
-documents {_id: <int32>, value: "wiretest"})."""
+documents with an ObjectId _id, value "wiretest" and a person's fields)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,18 @@ import pymongo
 import pytest
 from conftest import STACKS, Server, init_msg
 
-# The canned documents' shape, as mongobench would derive it.
+# The canned documents' shape, as mongobench would derive it: ObjectId ids,
+# which the documents these tests write have too.
 NULL_COLLECTIONS = [{
     "name": "items",
-    "schema": {"fields": {"_id": {"type": "int"}, "value": {"type": "string"}}},
+    "schema": {"fields": {"_id": {"type": "objectId"}, "value": {"type": "string"}}},
     "indexes": [{"keys": {"value": 1}, "options": {"name": "value_1"}}],
 }]
+
+
+def oid(n: int) -> dict:
+    """The n-th ObjectId, in Extended JSON."""
+    return {"$oid": f"{n:024x}"}
 
 
 def op(i: int, kind: str, **kw) -> dict:
@@ -53,20 +59,20 @@ def test_handshake_reports_versions(adapter_factory, null_server, stack):
 # server's answers amount to (it "matches and modifies" one document per
 # update or delete statement and returns three documents per find).
 COMMON_KINDS = [
-    ("insertOne", {"document": {"_id": 1, "value": "a"}}, 1),
-    ("insertMany", {"documents": [{"_id": 2, "value": "b"}, {"_id": 3, "value": "c"}]}, 2),
+    ("insertOne", {"document": {"_id": oid(1), "value": "a"}}, 1),
+    ("insertMany", {"documents": [{"_id": oid(2), "value": "b"}, {"_id": oid(3), "value": "c"}]}, 2),
     ("findOne", {"filter": {"value": "wiretest"}, "projection": {"value": 1}, "sort": {"_id": -1}, "skip": 1}, 1),
     ("find", {"filter": {}, "sort": {"_id": 1}, "limit": 2, "batch_size": 10}, 2),
     ("find", {"filter": {"value": {"$exists": True}}}, 3),
     ("countDocuments", {"filter": {"value": "a"}, "limit": 5}, 0),
     ("aggregate", {"pipeline": [{"$match": {"value": "wiretest"}}]}, 3),
-    ("updateOne", {"filter": {"_id": 1}, "update": {"$set": {"value": "z"}}}, 1),
+    ("updateOne", {"filter": {"_id": oid(1)}, "update": {"$set": {"value": "z"}}}, 1),
     ("updateMany", {"filter": {}, "update": {"$inc": {"n": 1}}}, 1),
-    ("deleteOne", {"filter": {"_id": 1}}, 1),
+    ("deleteOne", {"filter": {"_id": oid(1)}}, 1),
     ("deleteMany", {"filter": {"value": "z"}}, 1),
 ]
 PYMONGO_ONLY = [
-    ("replaceOne", {"filter": {"_id": 1}, "replacement": {"_id": 1, "value": "r"}}, 1),
+    ("replaceOne", {"filter": {"_id": oid(1)}, "replacement": {"_id": oid(1), "value": "r"}}, 1),
 ]
 
 
@@ -80,10 +86,13 @@ def test_each_kind_runs(adapter_factory, null_server, stack):
     assert len(results) == len(kinds)
     by_id = {r[1]: r for r in results}
     for i, (kind, _, docs) in enumerate(kinds):
-        _, opid, start_ns, latency_ns, got_docs, err = by_id[i]
+        _, opid, start_ns, latency_ns, got_docs, err, decode_ns = by_id[i]
         assert err is None, (kind, err)
         assert got_docs == docs, kind
         assert start_ns >= 0 and latency_ns > 0
+        # The client's own time on the call: the worker thread's CPU time,
+        # an integer number of nanoseconds, never absent.
+        assert isinstance(decode_ns, int) and decode_ns >= 0, (kind, decode_ns)
     # One worker runs its queue in order, so its starts only grow.
     starts = [r[2] for r in sorted(results, key=lambda r: r[1])]
     assert starts == sorted(starts)
@@ -197,7 +206,7 @@ def test_stop_with_ops_in_flight_then_next_phase(adapter_factory, slow_server, s
     assert all(r[5] is None for r in results)
     # Nothing arrives after stopped; a new phase starts its own clock.
     a.send({"type": "phase", "phase": "load", "workers": 1})
-    a.send({"type": "ops", "worker": 0, "ops": [[1, {"document": {"_id": 9, "value": "x"}}]]})
+    a.send({"type": "ops", "worker": 0, "ops": [[1, {"document": {"_id": oid(9), "value": "x"}}]]})
     while (m := a.recv())["type"] == "need":
         pass
     assert m["type"] == "done"
@@ -312,5 +321,52 @@ def test_lost_server_is_a_network_error(adapter_factory, mongobench, stack):
     results, _, _ = a.run_phase(1, {0: [[0, {}]] * 2})
     errs = [r[5] for r in results]
     assert all(e is not None and e["network"] is True and e["code"] is None for e in errs), errs
+    a.send({"type": "exit"})
+    assert a.wait() == 0
+
+
+# The shape of `mongobench testserver`'s documents as mongobench derives it
+# from workloads/studies/document-load.yaml's template: an ObjectId _id,
+# strings, an int, dates, a nested document and an array.
+PEOPLE = [{
+    "name": "people",
+    "schema": {"fields": {
+        "_id": {"type": "objectId"},
+        "name": {"type": "string"},
+        "age": {"type": "long"},
+        "birthday": {"type": "date"},
+        "timestamp": {"type": "date"},
+        "address": {"type": "object", "fields": {"street": {"type": "string"}, "city": {"type": "string"},
+                                                 "zip": {"type": "string"}}},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    }},
+    "indexes": [],
+}]
+
+
+@pytest.fixture(scope="module")
+def template_server(mongobench):
+    """The null server answering find with 200 template documents."""
+    s = Server([mongobench, "testserver", "--addr", "127.0.0.1:0", "--find-docs", "200", "--for", "10m"])
+    yield s.uri
+    s.stop()
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_template_documents_load_with_a_decode_time(adapter_factory, template_server, stack):
+    """Every stack loads the template documents through a schema of their
+    shape (MongoEngine Document instances included), and every record
+    carries the decode time, DECODE_NS, as its sixth element."""
+    ops = [dict(op(0, "find"), collection="people"), dict(op(1, "findOne"), collection="people")]
+    a = adapter_factory(stack)
+    a.send(init_msg(stack, template_server, "mb_py_people", PEOPLE, ops))
+    a.expect("ready")
+    results, _, seen = a.run_phase(1, {0: [[0, {}], [1, {}], [0, {}]]})
+    assert len(results) == 3
+    for _, opid, _, _, docs, err, decode_ns in results:
+        assert err is None, err
+        assert docs == (200 if opid == 0 else 1)
+        assert isinstance(decode_ns, int) and decode_ns >= 0
+    assert all(len(r) == 6 for m in seen if m["type"] == "done" for r in m["r"])
     a.send({"type": "exit"})
     assert a.wait() == 0

@@ -113,7 +113,7 @@ func Finish(res *result.Result, opts Options) (Outcome, error) {
 			}
 		}
 
-		m.Verdicts = analysis.MatrixVerdicts(m, analysis.JudgingOf(set.Run.MinEffect, set.Run.Reference))
+		m.Verdicts = analysis.MatrixVerdicts(m, analysis.JudgingOfSpec(res.Workload.Spec))
 
 		return statusOnly(res), nil
 	}

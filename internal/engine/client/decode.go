@@ -247,6 +247,20 @@ func (p *lineParser) records() ([]Record, bool) {
 			return nil, false
 		}
 
+		// The optional sixth element: the client's decode time.
+		rec.DecodeNS = -1
+
+		if p.peek() == ',' {
+			p.i++
+
+			n, ok := p.int()
+			if !ok || n < 0 {
+				return nil, false
+			}
+
+			rec.DecodeNS = n
+		}
+
 		if !p.byte(']') {
 			return nil, false
 		}

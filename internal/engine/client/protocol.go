@@ -106,13 +106,18 @@ type reply struct {
 }
 
 // doneRecord is one finished operation: [OPID, START_NS, LATENCY_NS, DOCS,
-// ERR].
+// ERR] or, from an adapter that measures it, [OPID, START_NS, LATENCY_NS,
+// DOCS, ERR, DECODE_NS].
 type doneRecord struct {
 	Op      int
 	StartNS int64
 	Latency int64
 	Docs    int64
 	Err     *AdapterError
+
+	// DecodeNS is the client's own time on the operation's documents
+	// (docs/clients.md, Decode time); -1 when the adapter sent none.
+	DecodeNS int64
 }
 
 // UnmarshalJSON reads the array form.
@@ -122,14 +127,20 @@ func (d *doneRecord) UnmarshalJSON(b []byte) error {
 		return err
 	}
 
-	if len(raw) != 5 {
-		return fmt.Errorf("a done record has 5 elements, not %d", len(raw))
+	if len(raw) != 5 && len(raw) != 6 {
+		return fmt.Errorf("a done record has 5 or 6 elements, not %d", len(raw))
 	}
 
-	for i, dst := range []any{&d.Op, &d.StartNS, &d.Latency, &d.Docs, &d.Err} {
+	d.DecodeNS = -1
+
+	for i, dst := range []any{&d.Op, &d.StartNS, &d.Latency, &d.Docs, &d.Err, &d.DecodeNS}[:len(raw)] {
 		if err := json.Unmarshal(raw[i], dst); err != nil {
 			return fmt.Errorf("done record element %d: %w", i, err)
 		}
+	}
+
+	if len(raw) == 6 && d.DecodeNS < 0 {
+		return fmt.Errorf("done record element 5: a negative decode time %d", d.DecodeNS)
 	}
 
 	return nil

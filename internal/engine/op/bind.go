@@ -62,15 +62,21 @@ func (o *Operation) filterValue(s *datagen.Scope) any {
 }
 
 // drain iterates a cursor to its end, so that the measured time includes
-// every getMore, and maps each document with dec (nil: no mapping cost).
+// every getMore, and maps each document with dec (nil: no mapping cost),
+// timing the mapping alone on the context's DecodeClock when it has one.
 func drain(ctx context.Context, cur *mongo.Cursor, dec decoder) (int64, error) {
 	var n int64
+
+	var clock *DecodeClock
+	if dec != nil {
+		clock = decodeClockOf(ctx)
+	}
 
 	for cur.Next(ctx) {
 		n++
 
 		if dec != nil {
-			if err := dec(cur.Current); err != nil {
+			if err := dec.timed(clock, cur.Current); err != nil {
 				_ = cur.Close(context.WithoutCancel(ctx))
 				return n, err
 			}
@@ -108,6 +114,13 @@ func updated(res *mongo.UpdateResult, err error) (int64, error) {
 	}
 
 	return res.ModifiedCount + res.UpsertedCount, err
+}
+
+// WriteConcern converts a spec's write concern for the driver (nil for
+// the deployment's default), for callers that write outside an operation,
+// such as the durability phase.
+func WriteConcern(wc *workload.WriteConcern) *writeconcern.WriteConcern {
+	return writeConcern(wc)
 }
 
 // writeConcern converts the spec's write concern for the driver. wtimeout is

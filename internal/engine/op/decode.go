@@ -1,6 +1,7 @@
 package op
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -44,6 +45,57 @@ func newDecoder(mode string, typ reflect.Type) decoder {
 	}
 
 	return nil
+}
+
+// Decodes reports whether the operation maps the documents it returns (a
+// decode mode other than none): only such an operation has a decode time.
+func (o *Operation) Decodes() bool { return o.decode != nil }
+
+// DecodeClock sums the time one operation spends decoding its documents,
+// timed around each decode alone, so that the client's cost per document
+// is measured where it is spent rather than read off an end-to-end latency
+// in which the server's share drowns it. A worker owns one and resets it
+// before each operation; it is not safe for concurrent use.
+type DecodeClock struct {
+	elapsed time.Duration
+}
+
+// Reset zeroes the clock before an operation.
+func (c *DecodeClock) Reset() { c.elapsed = 0 }
+
+// Elapsed is the decode time summed since the last Reset.
+func (c *DecodeClock) Elapsed() time.Duration { return c.elapsed }
+
+// decodeClockKey is the context key of an operation's DecodeClock.
+type decodeClockKey struct{}
+
+// WithDecodeClock returns a context under which the operations of this
+// package add their decode time to c. The clock travels in the context
+// (not in Func's results) because only the operations that decode have
+// one, and the hot path of every other operation must not pay for it.
+func WithDecodeClock(ctx context.Context, c *DecodeClock) context.Context {
+	return context.WithValue(ctx, decodeClockKey{}, c)
+}
+
+// decodeClockOf is the context's clock, nil when none.
+func decodeClockOf(ctx context.Context) *DecodeClock {
+	c, _ := ctx.Value(decodeClockKey{}).(*DecodeClock)
+	return c
+}
+
+// timed decodes raw with dec, adding the time it took to c (nil: untimed).
+// Two clock readings per document are the timer's own cost, paid alike by
+// every decode mode.
+func (dec decoder) timed(c *DecodeClock, raw bson.Raw) error {
+	if c == nil {
+		return dec(raw)
+	}
+
+	t0 := time.Now()
+	err := dec(raw)
+	c.elapsed += time.Since(t0)
+
+	return err
 }
 
 // documentTemplate finds the template of the documents of a collection: a

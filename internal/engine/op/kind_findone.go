@@ -41,7 +41,7 @@ func findOneKind() kind {
 				}
 
 				if o.decode != nil {
-					if err := o.decode(raw); err != nil {
+					if err := o.decode.timed(decodeClockOf(ctx), raw); err != nil {
 						return 0, err
 					}
 				}

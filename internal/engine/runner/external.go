@@ -37,6 +37,9 @@ type externalLoop struct {
 	recOf map[int]int
 	idOf  map[int]int
 
+	// decOf maps a registry entry to its decode-time entry (0: none).
+	decOf []int
+
 	// starved receives the adapter's count of waits on an empty queue.
 	result *PhaseResult
 }
@@ -59,6 +62,8 @@ func newExternal(ps *phaseSetup) Executor {
 		if id, ok := ps.engine.Client.OpID(name); ok {
 			x.recOf[id], x.idOf[rec] = rec, id
 		}
+
+		x.decOf = append(x.decOf, ps.bound.nodes[rec].dec)
 	}
 
 	return x
@@ -235,7 +240,11 @@ func (x *externalLoop) file(ctx context.Context, pr *phaseRun, h handles, origin
 			err = r.Err.Err()
 		}
 
-		pr.record(ctx, h, rec, start, start, start.Add(time.Duration(r.Latency)), r.Docs, err)
+		kept := pr.record(ctx, h, rec, start, start, start.Add(time.Duration(r.Latency)), r.Docs, err)
+
+		if dec := x.decOf[rec]; dec > 0 && kept && r.DecodeNS >= 0 {
+			pr.recordDecode(h, dec, start, time.Duration(r.DecodeNS), r.Docs, err)
+		}
 	}
 
 	return nil

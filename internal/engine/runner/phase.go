@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/engine/errkind"
+	"github.com/mongobench/mongobench/internal/engine/op"
 	"github.com/mongobench/mongobench/internal/stats/metrics"
 )
 
@@ -234,11 +235,14 @@ func (pr *phaseRun) ticket() bool {
 type handles struct {
 	resp, svc *metrics.Handle
 	slot      *opSlot
+
+	// clock times the decoding of the worker's current operation.
+	clock *op.DecodeClock
 }
 
 // newHandles returns a worker's recorders.
 func (pr *phaseRun) newHandles() handles {
-	h := handles{resp: pr.reg.NewHandle(), slot: pr.watchdog.slot(pr.runCtx)}
+	h := handles{resp: pr.reg.NewHandle(), slot: pr.watchdog.slot(pr.runCtx), clock: &op.DecodeClock{}}
 	if pr.svc != nil {
 		h.svc = pr.svc.NewHandle()
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/mongobench/mongobench/internal/engine/op"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/datagen"
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 	"github.com/mongobench/mongobench/internal/spec/workload"
 	"github.com/mongobench/mongobench/internal/stats/metrics"
 )
@@ -40,6 +41,33 @@ type node struct {
 	// composite: YCSB's read-modify-write is one operation of its
 	// operationcount), rather than one per step (a sequence's iteration).
 	counted bool
+
+	// dec is the registry entry of the operation's decode time (a unit
+	// of kind result.UnitDecode), 0 when it has none: only an entry
+	// after the operation's own can hold it.
+	dec int
+}
+
+// DecodeSuffix ends the name of an operation's decode-time entry
+// ("raw:decode"): a character workload names cannot hold, so that it never
+// collides with an operation the workload names.
+const DecodeSuffix = ":decode"
+
+// decodes reports whether operation o has a decode time to record: it
+// maps its documents in the Go engine, or an external client runs it and
+// it returns documents (the adapter reports the time its stack spent on
+// them, docs/clients.md).
+func decodes(o *op.Operation, external bool) bool {
+	if !external {
+		return o.Decodes()
+	}
+
+	switch o.Spec.Op {
+	case opkind.Find, opkind.FindOne, opkind.Aggregate:
+		return true
+	}
+
+	return false
 }
 
 // bound is the subset of operations a phase uses, bound to the database, and
@@ -66,6 +94,24 @@ func (b *bound) add(name string, n *node) *node {
 	b.nodes = append(b.nodes, n)
 
 	return n
+}
+
+// addDecode appends, when yes, the decode-time entry of the operation node
+// n, a unit of kind result.UnitDecode whose one step is n.
+func (b *bound) addDecode(n *node, yes bool) {
+	if !yes {
+		return
+	}
+
+	name := b.names[n.rec]
+	d := b.add(name+DecodeSuffix, &node{})
+	n.dec = d.rec
+
+	if b.units == nil {
+		b.units = map[int]unitMark{}
+	}
+
+	b.units[d.rec] = unitMark{kind: result.UnitDecode, steps: []string{name}}
 }
 
 // addUnit appends a measured unit made of steps.
@@ -95,7 +141,7 @@ func (e *Engine) bind(all []*op.Operation, used map[string]bool, sequence []stri
 		}
 
 		if !o.Composite() {
-			b.add(o.Name(), leaf(o, e.DB))
+			b.addDecode(b.add(o.Name(), leaf(o, e.DB)), decodes(o, e.Client != nil))
 			continue
 		}
 
@@ -109,6 +155,12 @@ func (e *Engine) bind(all []*op.Operation, used map[string]bool, sequence []stri
 		}
 
 		b.units[u.rec] = unitMark{kind: result.UnitComposite, steps: b.names[u.rec+1 : u.rec+1+len(u.steps)]}
+
+		// The steps' decode entries follow the composite's own steps, so
+		// that its steps stay contiguous in the registry.
+		for i, st := range o.Steps {
+			b.addDecode(u.steps[i], decodes(st, e.Client != nil))
+		}
 	}
 
 	if len(sequence) > 0 {
@@ -247,9 +299,18 @@ func (pr *phaseRun) exec(ctx context.Context, s *datagen.Scope, h handles, n *no
 		}
 
 		opCtx := h.slot.begin(start, n.timeout)
+		if n.dec > 0 {
+			h.clock.Reset()
+			opCtx = op.WithDecodeClock(opCtx, h.clock)
+		}
+
 		docs, err := n.fn(opCtx, s)
 		err = h.slot.end(opCtx, err)
 		kept := pr.record(ctx, h, n.rec, intended, start, time.Now(), docs, err)
+
+		if n.dec > 0 && kept {
+			pr.recordDecode(h, n.dec, intended, h.clock.Elapsed(), docs, err)
+		}
 
 		return outcome{start: start, docs: docs, err: err, whole: kept, stop: ctx.Err() != nil}
 	}
@@ -305,6 +366,21 @@ func (pr *phaseRun) exec(ctx context.Context, s *datagen.Scope, h handles, n *no
 	}
 
 	return out
+}
+
+// recordDecode files the decode time of one execution of an operation that
+// was recorded (see record): successes only, as latencies are, with the
+// operation's documents so that the figure per document follows.
+func (pr *phaseRun) recordDecode(h handles, rec int, intended time.Time, d time.Duration, docs int64, err error) {
+	if err != nil || intended.Before(pr.measureFrom) {
+		return
+	}
+
+	h.resp.Record(rec, d, docs, "")
+
+	if h.svc != nil {
+		h.svc.Record(rec, d, docs, "")
+	}
 }
 
 // recordUnit files one whole execution of a unit, from its intended start

@@ -136,6 +136,10 @@ func (r *run) matrix(ctx context.Context) (*Outcome, error) {
 		}
 	}
 
+	if ctx.Err() == nil {
+		res.Durability = r.durabilityPhase(ctx, targetList)
+	}
+
 	res.DurationS = time.Since(started).Seconds()
 
 	switch {

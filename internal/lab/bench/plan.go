@@ -139,6 +139,11 @@ type Options struct {
 	// keeps each in a temporary directory until its results are built.
 	// The caller removes it once the comparison's results are written.
 	TrialLogs string
+
+	// Crash is how the durability phase launches the servers it crashes
+	// (the serve command for the embedded kinds); see
+	// targets.CrashOptions.
+	Crash targets.CrashOptions
 }
 
 // Matrix reports whether the plan compares something: several variants,
@@ -317,6 +322,8 @@ func (r *run) single(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	res.Durability = r.durabilityPhase(ctx, r.plan.Targets)
 
 	handedOver = true
 	out := &Outcome{Result: res, Final: final, close: func() { tgt.close(r.msg) }}

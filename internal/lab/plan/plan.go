@@ -240,6 +240,7 @@ func applyOverrides(spec *workload.Spec, r *Request) {
 
 	spec.SetDuration(spec.Trials.Duration.D())
 	spec.SetDuration(r.Duration)
+	spec.SetBlocksDuration(r.Duration)
 }
 
 // checkBudget re-checks the workload's memory caps once the overrides are
@@ -262,8 +263,9 @@ func trialRounds(spec *workload.Spec, override, variants, nTargets int) int {
 }
 
 // checkDurationApplies refuses a duration override on a workload none of
-// whose phases is timed by a duration (they end after max_operations,
-// growth blocks or stages), where it would be silently ignored.
+// whose phases is timed by a duration or grows by blocks (they end after
+// max_operations or stages), where it would be silently ignored. For
+// growth blocks it is the blocks' until.duration (SetBlocksDuration).
 func checkDurationApplies(spec *workload.Spec, d time.Duration) error {
 	if d <= 0 {
 		return nil
@@ -271,12 +273,12 @@ func checkDurationApplies(spec *workload.Spec, d time.Duration) error {
 
 	phases, _ := spec.PhaseList()
 	for _, p := range phases {
-		if p.Duration > 0 {
+		if p.Duration > 0 || p.Blocks != nil {
 			return nil
 		}
 	}
 
-	return badInput("--duration applies to phases timed by a duration, and no phase of %s is (they end by max_operations, blocks or stages)", spec.Name)
+	return badInput("--duration applies to phases timed by a duration and to growth blocks, and no phase of %s is either (they end by max_operations or stages)", spec.Name)
 }
 
 // HasRunBlocks reports whether a single run of spec can end with a

@@ -110,7 +110,7 @@ func TestNewRefuses(t *testing.T) {
 			name:     "duration without a timed phase",
 			workload: counted,
 			req:      Request{Duration: 5 * time.Second},
-			want:     "--duration applies to phases timed by a duration, and no phase of counted is",
+			want:     "--duration applies to phases timed by a duration and to growth blocks, and no phase of counted is either",
 		},
 		{
 			name:     "markdown with nothing to compare",
@@ -531,6 +531,51 @@ func TestMongodBinary(t *testing.T) {
 				if got != tc.want[i] {
 					t.Errorf("target %s: binary %q, want %q", tg.Name, got, tc.want[i])
 				}
+			}
+		})
+	}
+}
+
+// TestDurationCapsGrowthBlocks checks that --duration applies to growth
+// blocks as their until.duration, beside the until conditions the file
+// sets, and that a run without it keeps the file's.
+func TestDurationCapsGrowthBlocks(t *testing.T) {
+	const grows = `name: grows
+database: mongobench_plan_grows
+collections: [{name: c}]
+run:
+  concurrency: 2
+  blocks:
+    steps: [{operations: [ins], count: 10}]
+    until: {collection: c, blocks: 100}
+operations:
+  - {name: ins, op: insertOne, collection: c, document: {a: 1}}
+`
+
+	for _, tc := range []struct {
+		name string
+		d    time.Duration
+		want time.Duration
+	}{
+		{"no --duration", 0, 0},
+		{"--duration 30s", 30 * time.Second, 30 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := Request{Path: "w.yaml", Workload: compile(t, grows), Duration: tc.d}
+
+			p, err := New(context.Background(), &req)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			phases, _ := p.Variants[0].Spec.PhaseList()
+			if len(phases) != 1 || phases[0].Blocks == nil {
+				t.Fatalf("phases %+v, want one with blocks", phases)
+			}
+
+			u := phases[0].Blocks.Until
+			if u.Duration.D() != tc.want || u.Blocks != 100 {
+				t.Errorf("until %+v, want duration %s and the file's 100 blocks", u, tc.want)
 			}
 		})
 	}

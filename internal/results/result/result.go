@@ -99,6 +99,9 @@ type Result struct {
 	// Matrix holds a comparison run (variants × targets in trials); its
 	// trials carry the phases, so Phases is empty then.
 	Matrix *Matrix `json:"matrix,omitempty"`
+	// Durability holds the durability phase's counts, one per target (and
+	// variant) crashed; empty when the workload has no durability phase.
+	Durability []Durability `json:"durability,omitempty"`
 	// Thresholds are the outcomes of the workload's thresholds, checked on
 	// the run's phases; empty when the workload has none.
 	Thresholds []ThresholdOutcome `json:"thresholds,omitempty"`
@@ -117,6 +120,9 @@ type Result struct {
 	// environment, so that a point of a history names what it measured.
 	Label  string `json:"label,omitempty"`
 	Commit string `json:"commit,omitempty"`
+	// Capacity is set on the results of `mongobench capacity`: its
+	// search, sweep and verdict (capacity.go).
+	Capacity *Capacity `json:"capacity,omitempty"`
 }
 
 // Workload identifies the workload that was run.
@@ -243,7 +249,8 @@ type Operation struct {
 	// Unit is empty for an operation the workload names, or says that the
 	// entry measures a group of operations as one unit: UnitIteration (a
 	// sequence's whole iteration, from its intended start to the end of its
-	// last operation) or UnitComposite (a composite operation). Steps
+	// last operation), UnitComposite (a composite operation) or
+	// UnitDecode (the client's decode time of one read operation). Steps
 	// names the phase's entries the unit is made of, in order; it is given
 	// on the phase's operations, not repeated in intervals. A unit whose
 	// step failed counts as one error of the first failure's kind; its
@@ -252,10 +259,29 @@ type Operation struct {
 	Steps []string `json:"steps,omitempty"`
 }
 
+// Compared reports whether the entry is a contender of a comparison of
+// operations: an operation the workload names (units are sums of them),
+// or, when decode is set, an operation's decode-time entry (UnitDecode
+// with its one step).
+func (o *Operation) Compared(decode bool) bool {
+	if decode {
+		return o.Unit == UnitDecode && len(o.Steps) == 1
+	}
+
+	return o.Unit == ""
+}
+
 // Kinds of measured units (Operation.Unit).
 const (
 	UnitIteration = "iteration"
 	UnitComposite = "composite"
+	// UnitDecode is the decode time of its one step, a read operation
+	// that maps the documents it returns: the client's own time on
+	// them (the Go engine: timed around each decode alone; an external
+	// client: as its adapter reports it, docs/clients.md), recorded
+	// once per successful execution with the step's documents, beside
+	// the step's end-to-end latency so that the client's share shows.
+	UnitDecode = "decode"
 )
 
 // Latency is the file form of metrics.Latency: a summary of an operation's

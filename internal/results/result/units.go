@@ -44,8 +44,13 @@ func (c *checker) checkUnits(where string, p *Phase) {
 			}
 			continue
 		case UnitIteration, UnitComposite:
+		case UnitDecode:
+			if len(u.Steps) != 1 {
+				c.addf("%s: a decode unit has one step, not %d", opWhere, len(u.Steps))
+				continue
+			}
 		default:
-			c.addf("%s: unit %q is not %q or %q", opWhere, u.Unit, UnitIteration, UnitComposite)
+			c.addf("%s: unit %q is not %q, %q or %q", opWhere, u.Unit, UnitIteration, UnitComposite, UnitDecode)
 			continue
 		}
 

@@ -3,10 +3,11 @@ package capture
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/mongobench/mongobench/internal/spec/opkind"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 )
 
 // mode says how a part of a command is shaped: its values replaced
@@ -146,10 +147,10 @@ func describe(r *Record) description {
 
 	b.WriteString(d.kind)
 
-	switch {
-	case r.Op == OpCommand:
+	switch r.Op {
+	case OpCommand:
 		b.WriteString(" " + cmd.Doc[0].Key)
-	case r.Op == OpDistinct || r.Op == OpFindAndModify:
+	case OpDistinct, OpFindAndModify:
 		b.WriteString(" " + string(r.Op) + " " + r.Coll)
 	default:
 		b.WriteString(" " + r.Coll)

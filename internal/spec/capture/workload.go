@@ -3,7 +3,6 @@ package capture
 import (
 	"bytes"
 	"fmt"
-	"github.com/mongobench/mongobench/internal/spec/opkind"
 	"math"
 	"sort"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/mongobench/mongobench/internal/spec/opkind"
 )
 
 // Meta is what the workload file needs besides the operations.

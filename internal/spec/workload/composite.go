@@ -92,9 +92,15 @@ func (v *validator) compositeRefs(path string, name string) {
 	}
 }
 
-// PerDocFigure is the run.compare_by of the mean latency per returned
-// document.
+// PerDocFigure is the run.compare_by of the median latency per returned
+// document (an operation's p50 over the documents one returns).
 const PerDocFigure = "per_doc"
+
+// DecodeFigure is the run.compare_by of the client's decode time per
+// returned document: the p50 of the operations' decode-time entries
+// (result.UnitDecode) over their documents, the client's cost where it is
+// spent rather than inside an end-to-end latency.
+const DecodeFigure = "decode"
 
 // compareOn checks run.compare_by and run.compare_on: "iteration" needs a phase that runs a
 // sequence, anything else must name an operation or a composite's step.
@@ -109,9 +115,9 @@ func (v *validator) compareOn() {
 		v.at("run.reference", "%q is neither a variant nor a target of the workload", ref)
 	}
 
-	if by := v.s.Run.CompareBy; by != "" && by != PerDocFigure {
+	if by := v.s.Run.CompareBy; by != "" && by != PerDocFigure && by != DecodeFigure {
 		if _, err := threshold.ParseMetric(by); err != nil {
-			v.at("run.compare_by", "%v (or %q for the latency per returned document)", err, PerDocFigure)
+			v.at("run.compare_by", "%v (or %q for the latency per returned document, %q for the client's decode time per document)", err, PerDocFigure, DecodeFigure)
 		}
 	}
 

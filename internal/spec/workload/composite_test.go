@@ -170,7 +170,7 @@ func TestCompareOn(t *testing.T) {
 		},
 		"unknown metric": {
 			yaml: strings.Replace(compositeBase, "  timeout: 3s\n", "  timeout: 3s\n  compare_by: p50ms\n", 1),
-			want: []string{`run.compare_by: bad percentile "p50ms"`, `(or "per_doc" for the latency per returned document)`},
+			want: []string{`run.compare_by: bad percentile "p50ms"`, `(or "per_doc" for the latency per returned document, "decode" for the client's decode time per document)`},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -409,6 +409,29 @@ func (s *Spec) SetDuration(d time.Duration) {
 	}
 }
 
+// SetBlocksDuration applies --duration to growth blocks: it sets every
+// blocks phase's until.duration, so that no block starts after d (the
+// running block finishes: a block cut short would be no point of the
+// growth fit). The other until conditions still hold, whichever comes
+// first. It reports whether any phase has blocks. Non-positive durations
+// change nothing.
+func (s *Spec) SetBlocksDuration(d time.Duration) bool {
+	phases, _ := s.PhaseList()
+	applied := false
+
+	for _, p := range phases {
+		if p.Blocks != nil {
+			applied = true
+
+			if d > 0 {
+				p.Blocks.Until.Duration = Duration(d)
+			}
+		}
+	}
+
+	return applied
+}
+
 // SetMaxOperations applies --max-operations: it caps every phase that
 // runs for a duration or a number of operations. It is an error when no
 // phase does (phases driven by stages or blocks end by those).

@@ -59,6 +59,10 @@ func (p *Phase) OpenLoop() bool { return p.LoadModel().OpenLoop }
 // false).
 func (p *Phase) Measured() bool { return p.Measure == nil || *p.Measure }
 
+// Judged reports whether the phase's figures are judged in verdicts
+// (verdict is not false).
+func (p *Phase) Judged() bool { return p.Verdict == nil || *p.Verdict }
+
 // MixOperations returns the names of the phase's weighted mix: its
 // operations list, or every operation that is not one of its background
 // jobs.

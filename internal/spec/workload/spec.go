@@ -62,6 +62,11 @@ type Spec struct {
 	// Targets names the servers to run on (the command line may add more).
 	Targets []TargetSpec `yaml:"targets" json:"targets,omitempty"`
 
+	// Durability, when set, adds a durability phase after the trials:
+	// a crash of each crashable target under load, and a count of the
+	// acknowledged writes it lost (see Durability).
+	Durability *Durability `yaml:"durability" json:"durability,omitempty"`
+
 	// Thresholds are performance conditions checked at the end of a run
 	// (see Thresholds).
 	Thresholds Thresholds `yaml:"thresholds" json:"thresholds,omitzero"`
@@ -97,6 +102,14 @@ type Variant struct {
 
 	// Description is free text.
 	Description string `yaml:"description" json:"description,omitempty"`
+
+	// Group puts the variant in a comparison group: verdicts and the
+	// comparison block rank each group's variants among themselves (like
+	// with like: a cleanup with 100 documents present against the other
+	// cleanup with 100 documents, not against one of an empty
+	// collection), each group against its first variant (or run.reference
+	// when it is in the group). Variants without a group form one group.
+	Group string `yaml:"group" json:"group,omitempty"`
 
 	// The patchable parts of a spec, kept as YAML to merge.
 	Vars        *Template `yaml:"vars" json:"vars,omitempty"`
@@ -225,9 +238,10 @@ type Run struct {
 	CompareOn string `yaml:"compare_on" json:"compare_on,omitempty"`
 
 	// CompareBy is the metric of the comparison block: any metric of the
-	// threshold grammar (p50, p99.9, mean, max, throughput, error_rate), or
-	// "per_doc" for the mean latency per returned document (decode cost).
-	// Empty means p50.
+	// threshold grammar (p50, p99.9, mean, max, throughput, error_rate),
+	// "per_doc" for the median latency per returned document, or "decode"
+	// for the client's decode time per returned document (the p50 of the
+	// decode-time entries, docs/results.md). Empty means p50.
 	CompareBy string `yaml:"compare_by" json:"compare_by,omitempty"`
 
 	// MinEffect is the smallest change a verdict calls a difference, as a
@@ -272,6 +286,12 @@ type Phase struct {
 	// Measure false runs the phase (e.g. to warm caches) without reporting
 	// it among the measured figures.
 	Measure *bool `yaml:"measure" json:"measure,omitempty"`
+
+	// Verdict false measures and reports the phase but keeps it out of
+	// every verdict and comparison block: a read-back that checks what the
+	// measured phase wrote, or a set-up step, is not the question, and a
+	// "2.6× slower" on it would read as the answer.
+	Verdict *bool `yaml:"verdict" json:"verdict,omitempty"`
 
 	// Operations restricts the phase's weighted mix to these operations
 	// (default: all operations not used as background jobs).

@@ -101,6 +101,7 @@ func (s *Spec) Validate() []error {
 	v.documents()
 	v.zeroRates()
 	v.thresholds(ops)
+	v.durability(ops, collections)
 
 	yamlpos.Sort(v.errs)
 

@@ -267,6 +267,20 @@ func (v *validator) comparison() {
 		names[va.Name] = true
 	}
 
+	// A comparison group ranks its variants among themselves: a group of
+	// one compares nothing (a typo in a group's name, most likely).
+	members := map[string]int{}
+	for _, va := range v.s.Variants {
+		members[va.Group]++
+	}
+
+	for i, va := range v.s.Variants {
+		if va.Group != "" && members[va.Group] < 2 {
+			v.at(yamlpos.Field(yamlpos.Index("variants", i), "group"),
+				"group %q holds only variant %q: a group compares at least two variants", va.Group, va.Name)
+		}
+	}
+
 	if r := v.s.Trials.Rounds; r < 0 || r > 1000 || (r == 0 && v.s.node("trials.rounds") != nil) {
 		v.at("trials.rounds", "must be between 1 and 1000")
 	}

@@ -105,6 +105,10 @@ func TestVariantErrors(t *testing.T) {
 			yaml: strings.Replace(cleanup, "  - name: delete_many\n", "  - name: delete_many\n    database: x\n", 1),
 			want: `variants[0].database: unknown field "database"`,
 		},
+		"group of one": {
+			yaml: strings.Replace(cleanup, "  - name: delete_many\n", "  - name: delete_many\n    group: empyt\n", 1),
+			want: `v.yaml:23:12: variants[0].group: group "empyt" holds only variant "delete_many": a group compares at least two variants`,
+		},
 		"bad target": {
 			yaml: cleanup + "targets:\n  - kind: k\n  - kind: k\n",
 			want: `targets[1].name: target "k" is named twice`,

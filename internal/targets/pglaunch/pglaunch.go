@@ -675,3 +675,65 @@ func tail(b []byte, n int) string {
 
 	return strings.TrimSpace(string(b))
 }
+
+// Kill crashes the server: every process of it (the postmaster and each
+// of its children, which PostgreSQL puts in process groups of their own)
+// is stopped and then killed with SIGKILL, as a crash of the machine would
+// stop them but with the operating system's page cache intact, so that
+// what PostgreSQL had written (not necessarily flushed) survives, what was
+// still in its shared memory (WAL buffers) does not, and crash recovery
+// runs at the next start. It returns once the postmaster is reaped and
+// every process of it has exited; the data directory is left for Restart.
+// Durability checks use it; a run stops its server with Stop.
+func (s *Server) Kill() error {
+	pid := s.PID()
+	if pid == 0 {
+		return errors.New("kill PostgreSQL: it was never started")
+	}
+
+	s.logf("pglaunch: killing PostgreSQL (pid %d) and its children with SIGKILL", pid)
+
+	killed := crashTree(pid)
+
+	if !waitClosed(s.done, killTimeout) {
+		return fmt.Errorf("kill PostgreSQL: the postmaster (pid %d) was not reaped within %s of SIGKILL", pid, killTimeout)
+	}
+
+	deadline := time.Now().Add(killTimeout)
+
+	for !treeGone(killed) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kill PostgreSQL: processes of the server (%v) are still running %s after SIGKILL", killed, killTimeout)
+		}
+
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	return nil
+}
+
+// Restart starts the postmaster again on the same data directory and port
+// after Kill (PostgreSQL then runs crash recovery from its write-ahead log)
+// and returns once it accepts connections. The same port keeps URL valid.
+func (s *Server) Restart(ctx context.Context) error {
+	select {
+	case <-s.done:
+	default:
+		return errors.New("restart PostgreSQL: it is still running")
+	}
+
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+
+		ctx, cancel = context.WithTimeout(ctx, startTimeout)
+		defer cancel()
+	}
+
+	if err := s.launchOnce(ctx); err != nil {
+		return fmt.Errorf("restart PostgreSQL on %s: %w", s.data, err)
+	}
+
+	s.logf("pglaunch: PostgreSQL restarted on 127.0.0.1:%d (pid %d, data in %s)", s.port, s.PID(), s.data)
+
+	return nil
+}

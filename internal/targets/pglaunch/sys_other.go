@@ -60,3 +60,9 @@ func groupAlive(int) bool {
 
 // killGroup does nothing here.
 func killGroup(int) {}
+
+// crashTree is never reached where PostgreSQL cannot be launched.
+func crashTree(pid int) []int { return []int{pid} }
+
+// treeGone is never reached where PostgreSQL cannot be launched.
+func treeGone([]int) bool { return true }

@@ -105,6 +105,21 @@ func (s *Server) answer(req *request, cmd string, connID int64, now time.Time) b
 	case "count":
 		return ok(bson.E{Key: "n", Value: int32(0)})
 
+	case "collStats":
+		if !s.countInserts {
+			break
+		}
+
+		ns := namespace(db, req.body)
+
+		return ok(
+			bson.E{Key: "ns", Value: ns},
+			bson.E{Key: "count", Value: s.insertedInto(ns)},
+			bson.E{Key: "size", Value: int64(0)},
+			bson.E{Key: "storageSize", Value: int64(0)},
+			bson.E{Key: "totalIndexSize", Value: int64(0)},
+		)
+
 	case "listCollections":
 		return cursorReply("firstBatch", bson.A{}, db+".$cmd.listCollections")
 
@@ -114,10 +129,9 @@ func (s *Server) answer(req *request, cmd string, connID int64, now time.Time) b
 			bson.E{Key: "totalSize", Value: int64(0)},
 			bson.E{Key: "totalSizeMb", Value: int64(0)},
 		)
-
-	default:
-		return commandError(codeCommandNotFound, "CommandNotFound", fmt.Sprintf("no such command: '%s'", cmd))
 	}
+
+	return commandError(codeCommandNotFound, "CommandNotFound", fmt.Sprintf("no such command: '%s'", cmd))
 }
 
 // Limits advertised in hello, those of MongoDB 7.0.

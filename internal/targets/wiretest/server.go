@@ -2,6 +2,7 @@ package wiretest
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,14 @@ type Config struct {
 	// concurrent use; the command's bytes are valid only during the call
 	// (copy them to keep them).
 	Record func(c *Command)
+
+	// CountInserts makes the server count the documents each insert
+	// command sends, per namespace, and answer collStats with that count
+	// (sizes zero), so that a growth-blocks run sees its collection grow
+	// and a Latency can grow with it (Inserted). The server still stores
+	// nothing: updates and deletes change no count, and find still returns
+	// FindDocs documents. Off, collStats is an unknown command, as before.
+	CountInserts bool
 }
 
 // Command is a received command, as Config.Record sees it.
@@ -114,6 +123,13 @@ type Server struct {
 	inFlight   atomic.Int64
 
 	stats counters
+
+	// countInserts is Config.CountInserts; inserted counts documents per
+	// namespace under insMu, insertedTotal all of them.
+	countInserts  bool
+	insMu         sync.Mutex
+	inserted      map[string]int64
+	insertedTotal atomic.Int64
 }
 
 // latencyBox lets an interface value live behind an atomic pointer.
@@ -207,6 +223,9 @@ func Start(cfg Config) (*Server, error) {
 		done:      make(chan struct{}),
 		conns:     make(map[net.Conn]struct{}),
 		stats:     counters{requests: make(map[string]int64)},
+
+		countInserts: cfg.CountInserts,
+		inserted:     make(map[string]int64),
 	}
 	s.SetLatency(cfg.Latency)
 
@@ -222,16 +241,43 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// CannedDoc is the i-th document find and aggregate return: an
+// application's record, with an ObjectId _id (as every collection of a
+// workload has), strings, an int32, dates, a nested document and an array
+// of strings, so that a client maps it as it maps real data (a typed Go
+// struct, a Mongoose model, a MongoEngine document) and its decode cost
+// is measured against a server that costs nearly nothing. The shape is
+// that of workloads/studies/document-load.yaml's template; "value" is
+// kept for clients that filter on it.
+func CannedDoc(i int) bson.D {
+	id := bson.ObjectID{0x66, 0x0d, 0x0c, 0x5e, 0x77, 0x69, 0x72, 0x65}
+	binary.BigEndian.PutUint32(id[8:], uint32(i)) //nolint:gosec // wraps past 2^32 documents, never reached
+
+	born := time.Date(1950+i%50, time.Month(1+i%12), 1+i%28, 0, 0, 0, 0, time.UTC)
+
+	return bson.D{
+		{Key: "_id", Value: id},
+		{Key: "value", Value: "wiretest"},
+		{Key: "name", Value: fmt.Sprintf("Ada Lovelace %d", i)},
+		{Key: "age", Value: int32(18 + i%72)}, //nolint:gosec // 18..89
+		{Key: "birthday", Value: born},
+		{Key: "timestamp", Value: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)},
+		{Key: "address", Value: bson.D{
+			{Key: "street", Value: fmt.Sprintf("%d Wire Street", 1+i%300)},
+			{Key: "city", Value: "Testville"},
+			{Key: "zip", Value: fmt.Sprintf("%05d", i%100000)},
+		}},
+		{Key: "tags", Value: bson.A{"alpha", "beta", "gamma"}},
+	}
+}
+
 // cannedDocs builds the documents find returns, encoded once so that
 // replies only copy bytes.
 func cannedDocs(n int) (bson.A, error) {
 	docs := make(bson.A, max(n, 0))
 
 	for i := range docs {
-		raw, err := bson.Marshal(bson.D{
-			{Key: "_id", Value: int32(i)},
-			{Key: "value", Value: "wiretest"},
-		})
+		raw, err := bson.Marshal(CannedDoc(i))
 		if err != nil {
 			return nil, fmt.Errorf("wiretest: encode find document: %w", err)
 		}
@@ -505,6 +551,10 @@ func (s *Server) handle(c *conn, req *request, received time.Time) bool {
 		s.record(req.recorded(cmd))
 	}
 
+	if s.countInserts && cmd == "insert" {
+		s.noteInserted(namespace(req.db(), req.body), req.countDocs("documents"))
+	}
+
 	delay := s.latency.Load().l.Delay(received, int(inFlight))
 
 	if !req.moreToCome {
@@ -590,4 +640,26 @@ func (st *counters) count(cmd string, req *request) {
 	}
 
 	st.requests[cmd]++
+}
+
+// noteInserted counts n documents inserted into namespace ns.
+func (s *Server) noteInserted(ns string, n int) {
+	s.insMu.Lock()
+	s.inserted[ns] += int64(n)
+	s.insMu.Unlock()
+
+	s.insertedTotal.Add(int64(n))
+}
+
+// Inserted is how many documents insert commands have sent, in every
+// namespace, with Config.CountInserts (0 without): a Latency that grows
+// with the data can read it.
+func (s *Server) Inserted() int64 { return s.insertedTotal.Load() }
+
+// insertedInto is the count of documents inserted into namespace ns.
+func (s *Server) insertedInto(ns string) int64 {
+	s.insMu.Lock()
+	defer s.insMu.Unlock()
+
+	return s.inserted[ns]
 }

@@ -89,7 +89,7 @@ func TestDriverCommands(t *testing.T) {
 			}
 
 			for i, d := range got {
-				if d["_id"] != int32(i) {
+				if d["_id"] != wiretest.CannedDoc(i)[0].Value {
 					t.Errorf("document %d has _id %v", i, d["_id"])
 				}
 			}

@@ -1,0 +1,432 @@
+package capacity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/engine/runner"
+	"github.com/mongobench/mongobench/internal/lab/bench"
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
+	"github.com/mongobench/mongobench/internal/stats/threshold"
+	"github.com/mongobench/mongobench/internal/targets"
+)
+
+// Config is a capacity measurement: the plan `run` would carry out (one
+// variant, at most one target), the objectives and how to step.
+type Config struct {
+	// Plan is the workload as package plan prepared it for `run`.
+	Plan *bench.Plan
+
+	// Hooks connect the steps' runs to the command line, as for `run`.
+	Hooks bench.Hooks
+
+	// SLO are the objectives, at least one.
+	SLO []SLO
+
+	// Search bounds the rate search.
+	Search SearchOptions
+
+	// StepDuration is the shortest measured time of a step; a step at a
+	// low rate lasts longer, up to MaxStepDuration, so that the strictest
+	// percentile objective has a confidence interval (StepLength).
+	StepDuration, MaxStepDuration time.Duration
+
+	// Warmup precedes each step's measurement.
+	Warmup time.Duration
+
+	// Workers, when not empty, asks for a closed-loop sweep over these
+	// worker counts after the search.
+	Workers []int
+
+	// Fit fits the Universal Scalability Law to the sweep's points
+	// (workers, ops/s); nil is FitUSL.
+	Fit func(points [][2]float64) (*result.USLFit, error)
+
+	// CPU is the process's CPU time so far; nil is ProcessCPU.
+	CPU func() time.Duration
+
+	// Cores is the number of cores the process may use; 0 is
+	// runtime.NumCPU.
+	Cores int
+
+	// Progress is told about every step as it ends; nil says nothing.
+	Progress func(result.CapacityStep)
+}
+
+// minTail is how many samples beyond the strictest percentile a step
+// aims for: with ten, its order-statistic confidence interval exists.
+const minTail = 10
+
+// StepLength is how long a step at rate must measure for the strictest
+// percentile objective to have enough samples beyond it (minTail), within
+// [min, max].
+func StepLength(slos []SLO, rate float64, minD, maxD time.Duration) time.Duration {
+	d := minD
+
+	for _, s := range slos {
+		if s.Condition.Metric.Kind != threshold.Percentile || s.Condition.Metric.Percent >= 100 || rate <= 0 {
+			continue
+		}
+
+		need := minTail / (1 - s.Condition.Metric.Percent/100) / rate
+		d = max(d, time.Duration(math.Ceil(need*1e3))*time.Millisecond)
+	}
+
+	return min(d, maxD)
+}
+
+// Phase returns the phase a capacity measurement steps: the workload's
+// only measured phase. A workload of several phases, growth blocks or
+// background jobs is refused: a step must be one load at one rate.
+func Phase(spec *workload.Spec) (*workload.Phase, error) {
+	phases, _ := spec.PhaseList()
+	if len(phases) != 1 {
+		return nil, fmt.Errorf("%s has %d phases: a capacity search steps one phase; keep the one to measure", spec.Name, len(phases))
+	}
+
+	p := phases[0]
+
+	switch {
+	case p.Blocks != nil:
+		return nil, fmt.Errorf("%s: the phase grows blocks; a capacity search needs a phase of operations at a rate", spec.Name)
+	case len(p.Background) > 0:
+		return nil, fmt.Errorf("%s: the phase has background jobs, whose load would not follow the steps; remove them", spec.Name)
+	}
+
+	return p, nil
+}
+
+// Run launches the target once, searches the rate, sweeps the workers
+// when asked, and returns the results: the confirmation run's (or the last
+// step's), with the capacity section.
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	p := cfg.Plan
+	if len(p.Variants) != 1 || len(p.Targets) > 1 || p.Rounds > 1 {
+		return nil, &InputError{Msg: "a capacity search measures one workload on one target: remove the variants, the extra targets and the rounds"}
+	}
+
+	ph, err := Phase(p.Variants[0].Spec)
+	if err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
+
+	ts := targets.DefaultSpec(p.Options.URI)
+	if len(p.Targets) == 1 {
+		ts = p.Targets[0]
+	}
+
+	l, err := targets.Launch(ctx, ts, targets.LaunchOptions{Logger: cfg.Hooks.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("target %q: %s", ts.Name, redact.Error(err, ts.URI))
+	}
+
+	unhook := func() {}
+	if cfg.Hooks.OnHardExit != nil {
+		unhook = cfg.Hooks.OnHardExit(func() { _ = l.Stop() })
+	}
+
+	defer func() {
+		_ = l.Stop()
+		unhook()
+	}()
+
+	if cfg.Hooks.Messages != nil && l.Description != "" {
+		cfg.Hooks.Messages.Printf("Target %s: %s\n", ts.Name, l.Description)
+	}
+
+	kind, _ := targets.LookupKind(ts.Kind)
+	s := &session{cfg: cfg, phase: ph, uri: l.URI, external: kind.Existing, pool: l.MaxPoolSize}
+
+	if s.cfg.CPU == nil {
+		s.cfg.CPU = ProcessCPU
+	}
+
+	if s.cfg.Cores <= 0 {
+		s.cfg.Cores = runtime.NumCPU()
+	}
+
+	opts := cfg.Search
+	opts.Progress = cfg.Progress
+
+	capa, err := Search(ctx, opts, s.rateStep)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, sl := range cfg.SLO {
+		capa.SLO = append(capa.SLO, sl.String())
+	}
+
+	if len(cfg.Workers) > 0 && ctx.Err() == nil {
+		if err := s.sweep(ctx, capa); err != nil {
+			return nil, err
+		}
+	}
+
+	res := s.last
+	if s.lastRate != nil {
+		res = s.lastRate
+	}
+
+	if s.confirm != nil {
+		res = s.confirm
+	}
+
+	if res == nil {
+		return nil, errors.New("no step ran")
+	}
+
+	res.Capacity = capa
+	res.Target.Kind = ts.Kind
+
+	if l.Description != "" {
+		res.Target.Notes = append([]string{l.Description}, res.Target.Notes...)
+	}
+
+	return res, nil
+}
+
+// InputError is a capacity search the user's input makes impossible (exit
+// code 2 on the command line).
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// session runs steps through package bench on the launched target.
+type session struct {
+	cfg   Config
+	phase *workload.Phase
+	uri   string
+	pool  uint64
+
+	// external is true when the server runs outside this process (a
+	// deployment given by --uri), so that the process's CPU is the
+	// client's alone.
+	external bool
+
+	// confirm is the results of the last passing confirmation run,
+	// lastRate those of the last rate step, last those of the last step.
+	confirm, lastRate, last *result.Result
+}
+
+// rateStep runs one open-loop step.
+func (s *session) rateStep(ctx context.Context, kind string, rate float64) (result.CapacityStep, error) {
+	ph := s.phase
+	ph.Rate, ph.Stages, ph.Blocks = workload.Rate(rate), nil, nil
+	ph.Duration = workload.Duration(StepLength(s.cfg.SLO, rate, s.cfg.StepDuration, s.cfg.MaxStepDuration))
+	ph.Warmup = workload.Duration(s.cfg.Warmup)
+
+	if ph.MaxInFlight == 0 {
+		ph.MaxInFlight = workload.DefaultMaxInFlight
+	}
+
+	if ph.MaxBacklog == 0 {
+		ph.MaxBacklog = workload.DefaultMaxBacklog
+	}
+
+	res, o, err := s.runStep(ctx)
+	if err != nil {
+		return result.CapacityStep{}, err
+	}
+
+	o.Offered = rate
+	st := Judge(kind, o, s.cfg.SLO)
+	s.lastRate = res
+
+	if kind == result.CapacityStepConfirm && st.Passed {
+		s.confirm = res
+	}
+
+	return st, nil
+}
+
+// sweep runs the closed-loop steps and fits them.
+func (s *session) sweep(ctx context.Context, capa *result.Capacity) error {
+	ph := s.phase
+	ph.Rate, ph.Stages = 0, nil
+	ph.Duration = workload.Duration(s.cfg.StepDuration)
+	ph.Warmup = workload.Duration(s.cfg.Warmup)
+
+	var points [][2]float64
+
+	for _, n := range s.cfg.Workers {
+		ph.Concurrency = n
+
+		_, o, err := s.runStep(ctx)
+		if err != nil {
+			return err
+		}
+
+		o.Workers = n
+		st := Judge(result.CapacityStepWorkers, o, s.cfg.SLO)
+		capa.Sweep = append(capa.Sweep, st)
+
+		if s.cfg.Progress != nil {
+			s.cfg.Progress(st)
+		}
+
+		if st.Cause == CauseClient {
+			capa.Verdict += fmt.Sprintf("; the sweep stopped at %d workers, where the client was the limit", n)
+			break
+		}
+
+		points = append(points, [2]float64{float64(n), float64(st.Count) / max(st.DurationS, 1e-9)})
+	}
+
+	if len(points) == 0 {
+		return nil
+	}
+
+	if s.cfg.Fit == nil {
+		s.cfg.Fit = FitUSL
+	}
+
+	fit, err := s.cfg.Fit(points)
+	if err != nil {
+		capa.Fit = &result.USLFit{Reason: err.Error()}
+		return nil //nolint:nilerr // a fit the data do not support is a finding, not a failed run
+	}
+
+	capa.Fit = fit
+
+	return nil
+}
+
+// runStep runs the stepped phase once through bench, on the launched
+// target, and returns its results and what its main phase measured.
+func (s *session) runStep(ctx context.Context) (*result.Result, Observation, error) {
+	p := *s.cfg.Plan
+	p.Targets = nil
+	p.Options.URI = s.uri
+	p.Options.NoExplain = true
+	p.Options.StatsInterval = 0
+	p.Options.RunLog, p.Options.TrialLogs = "", ""
+
+	if s.pool > 0 {
+		p.Options.URI = withOption(p.Options.URI, "maxPoolSize", s.pool)
+	}
+
+	// The driver opens two connections at a time by default; a step that
+	// needs more (its rate × latency) would wait for them, counted as the
+	// client's lag, while a server that slows with load also slows their
+	// handshakes. A service at steady state has its connections open.
+	p.Options.URI = withOption(p.Options.URI, "maxConnecting", uint64(min(max(s.phase.MaxInFlight, s.phase.Concurrency), maxConnecting)))
+
+	meter := &cpuMeter{cpu: s.cfg.CPU}
+	hooks := s.cfg.Hooks
+
+	inner := hooks.Observer
+	hooks.Observer = func() runner.Observer {
+		meter.inner = nil
+		if inner != nil {
+			meter.inner = inner()
+		}
+
+		return meter
+	}
+
+	if closer := hooks.CloseObserver; closer != nil {
+		hooks.CloseObserver = func(runner.Observer) { closer(meter.inner) }
+	}
+
+	out, err := bench.Run(ctx, &p, hooks)
+	if err != nil {
+		return nil, Observation{}, err
+	}
+
+	out.Close()
+
+	res := out.Result
+	s.last = res
+
+	if ctx.Err() != nil {
+		return nil, Observation{}, fmt.Errorf("interrupted: %w", context.Cause(ctx))
+	}
+
+	main := res.MainPhase()
+	if main == nil || res.Status != result.StatusCompleted {
+		return nil, Observation{}, fmt.Errorf("a step's run did not complete: %s", res.StatusReason)
+	}
+
+	o := Observation{Ops: main.Operations, DurationS: main.DurationS, Schedule: main.Schedule}
+	if s.external && meter.wall > 0 {
+		o.ClientCPU = meter.used.Seconds() / meter.wall.Seconds() / float64(s.cfg.Cores)
+	}
+
+	return res, o, nil
+}
+
+// cpuMeter measures the process's CPU over the measured phase (warm-up
+// included, set-up and loading not), passing progress on to the caller's
+// observer. It is not a runner.BlockObserver: a stepped phase has no
+// growth blocks (Phase refuses them).
+type cpuMeter struct {
+	cpu   func() time.Duration
+	inner runner.Observer
+
+	start      time.Time
+	startCPU   time.Duration
+	used, wall time.Duration
+}
+
+func (m *cpuMeter) PhaseStarted(p runner.Phase) {
+	if p.Model != loadModel {
+		m.start, m.startCPU = time.Now(), m.cpu()
+	}
+
+	if m.inner != nil {
+		m.inner.PhaseStarted(p)
+	}
+}
+
+func (m *cpuMeter) Warmup(p runner.Phase, remaining time.Duration) {
+	if m.inner != nil {
+		m.inner.Warmup(p, remaining)
+	}
+}
+
+func (m *cpuMeter) Interval(p runner.Phase, iv metrics.Interval, elapsed time.Duration) {
+	if m.inner != nil {
+		m.inner.Interval(p, iv, elapsed)
+	}
+}
+
+func (m *cpuMeter) PhaseEnded(p runner.Phase, r *runner.PhaseResult) {
+	if p.Model != loadModel && !m.start.IsZero() {
+		m.used, m.wall = m.cpu()-m.startCPU, time.Since(m.start)
+	}
+
+	if m.inner != nil {
+		m.inner.PhaseEnded(p, r)
+	}
+}
+
+// loadModel is the model name package runner gives loading phases.
+const loadModel = "load"
+
+// maxConnecting bounds the connections a step's client opens at once.
+const maxConnecting = 100
+
+// withOption adds a connection string option unless the string sets it.
+func withOption(uri, name string, v uint64) string {
+	if strings.Contains(strings.ToLower(uri), strings.ToLower(name)+"=") {
+		return uri
+	}
+
+	sep := "?"
+	if strings.Contains(uri, "?") {
+		sep = "&"
+	} else if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(uri, "mongodb+srv://"), "mongodb://"), "/") {
+		sep = "/?"
+	}
+
+	return fmt.Sprintf("%s%s%s=%d", uri, sep, name, v)
+}
