@@ -130,6 +130,7 @@ command gracefully.`,
 		newHistoryCommand(st),
 		newCaptureCommand(st),
 		newCapacityCommand(st),
+		newRecordCommand(st),
 	)
 
 	return root
