@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mongobench/mongobench/internal/spec/capture"
 )
 
 const captureFixture = "../spec/capture/testdata/shop.log"
@@ -32,6 +34,17 @@ func TestCaptureValidates(t *testing.T) {
 	code, _, stderr = runMain(t, "validate", out)
 	if code != ExitOK {
 		t.Fatalf("the captured workload does not validate:\n%s", stderr)
+	}
+
+	shapes := strings.TrimSuffix(out, ".yaml") + ".shapes.json"
+
+	data, err := os.ReadFile(shapes)
+	if err != nil {
+		t.Fatalf("no shape file beside the workload: %v", err)
+	}
+
+	if sf, err := capture.ParseShapeFile(shapes, data); err != nil || len(sf.Shapes) != 9 {
+		t.Errorf("shape file: %v, want the 9 shapes of the table", err)
 	}
 }
 
@@ -81,5 +94,40 @@ func TestCaptureRefusals(t *testing.T) {
 	after, err := os.ReadFile(in)
 	if err != nil || string(after) != string(data) {
 		t.Errorf("the input was changed (%v)", err)
+	}
+}
+
+// TestCaptureFidelityRefusals checks the bad-input paths of --fidelity: a
+// results file that is missing or not results, a shape file that is not
+// one, too many arguments, a tolerance <= 0; all exit code 2, naming the
+// file or flag.
+func TestCaptureFidelityRefusals(t *testing.T) {
+	t.Parallel()
+
+	dir := t.TempDir()
+	notShapes := filepath.Join(dir, "w.shapes.json")
+
+	if err := os.WriteFile(notShapes, []byte(`{"format": "something else"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"capture", "--fidelity", filepath.Join(dir, "missing.json")}, "missing.json"},
+		{[]string{"capture", "--fidelity", notShapes}, "--fidelity " + notShapes},
+		{[]string{"capture", "--fidelity", "r.json", "a", "b"}, "at most one argument"},
+		{[]string{"capture", "--fidelity", "r.json", "--p50-tolerance", "0"}, "--p50-tolerance must be > 0"},
+		{[]string{"capture"}, "at least one log file"},
+	}
+
+	for _, tc := range cases {
+		code, stdout, stderr := runMain(t, tc.args...)
+		if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, ExitBadInput, tc.want)
+		}
+
+		assertNoStackTrace(t, stdout+stderr)
 	}
 }

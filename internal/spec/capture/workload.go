@@ -31,10 +31,25 @@ type Meta struct {
 
 // Workload writes the captured operations as a workload file.
 func (c *Capture) Workload(meta Meta) ([]byte, []string, error) {
-	g := &gen{keep: c.opts.KeepValues}
-	w := &writer{c: c, g: g, meta: meta, templates: map[string]*yaml.Node{}}
+	data, _, notes, err := c.WorkloadAndShapes(meta)
 
-	return w.write()
+	return data, notes, err
+}
+
+// WorkloadAndShapes writes the workload file and the shape file that goes
+// beside it (see ShapeFile): the captured shape table with the name of the
+// operation each shape became, which capture --fidelity compares with a
+// run of that workload.
+func (c *Capture) WorkloadAndShapes(meta Meta) ([]byte, *ShapeFile, []string, error) {
+	g := &gen{keep: c.opts.KeepValues}
+	w := &writer{c: c, g: g, meta: meta, templates: map[string]*yaml.Node{}, names: map[*Shape]string{}}
+
+	data, notes, err := w.write()
+	if err != nil {
+		return nil, nil, notes, err
+	}
+
+	return data, c.shapeFile(meta, data, w.names), notes, nil
 }
 
 type writer struct {
@@ -43,6 +58,8 @@ type writer struct {
 	meta      Meta
 	templates map[string]*yaml.Node
 	notes     []string
+	// names are the operation names of the shapes written.
+	names map[*Shape]string
 }
 
 func (w *writer) write() ([]byte, []string, error) {
@@ -82,6 +99,10 @@ func (w *writer) write() ([]byte, []string, error) {
 		}
 
 		op.Content = append([]*yaml.Node{str("name"), str(name)}, op.Content...)
+		// The shape's key ties the operation to the shape table (and
+		// the shape file) for a reader of the workload.
+		op.Content[1].LineComment = "shape " + s.ID
+		w.names[s] = name
 		ops.Content = append(ops.Content, op)
 		total += s.Count
 
