@@ -19,6 +19,7 @@ import (
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/capture"
+	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
 // captureFlags are capture's options.
@@ -32,6 +33,8 @@ type captureFlags struct {
 	// results file to compare with the shape file.
 	shapes, fidelity string
 	tolerance        float64
+	replay           bool
+	speed            float64
 }
 
 // captureName keeps what a workload name and a database name may hold.
@@ -60,6 +63,11 @@ and each operation's structure are. Administration and monitoring commands
 A log holds only the operations slower than slowms (100 ms by default): set
 slowms 0 (db.setProfilingLevel(0, {slowms: 0})) for a complete capture. See
 docs/capture.md.
+
+With --replay the run is instead a replay of the log's timeline, for
+mongoreplay's behaviour: each connection's operations in the order they
+started and at their times (--speed 2 replays twice as fast), each operation
+still the shape's, with generated values.
 
 The workload is written atomically; an output that is one of the logs, or that
 another mongobench is writing, is refused with exit code 2, and so is a file
@@ -109,6 +117,9 @@ workload the results name, or given as the second argument.`,
 	fl.DurationVar(&f.duration, "duration", 30*time.Second, "the run phase's duration")
 	fl.BoolVar(&f.closed, "closed-loop", false, "write a closed-loop phase (a worker per connection seen) instead of the log's arrival rate")
 	fl.Int64Var(&f.loadDocuments, "load-documents", 1000, "documents loaded into each collection the operations read, update or delete (0: none)")
+	// The flag chooses the replay load model, and is named after it.
+	fl.BoolVar(&f.replay, workload.ModelReplay, false, "write the run as a replay of the log's timeline: each connection's operations in order at their times (values still generated)")
+	fl.Float64Var(&f.speed, "speed", 1, "with --replay: how many times faster than recorded to replay (2: twice as fast)")
 	fl.StringVar(&f.shapes, "shapes", "", "shape file to write (default: beside the workload, WORKLOAD.shapes.json; none when -o is -)")
 	fl.StringVar(&f.fidelity, "fidelity", "", "compare this results file of a run of the captured workload with the captured shape table (argument: the shape file, if not beside the workload)")
 	fl.Float64Var(&f.tolerance, "p50-tolerance", 25, "with --fidelity: a shape's run p50 counts as reproduced within this many percent of the captured median")
@@ -125,6 +136,12 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 		return badInput("--duration must be > 0")
 	case f.loadDocuments < 0:
 		return badInput("--load-documents must be >= 0")
+	case changed("speed") && !f.replay:
+		return badInput("--speed applies to --replay only")
+	case f.replay && (f.speed <= 0 || f.speed > 1000):
+		return badInput("--speed must be > 0 and at most 1000")
+	case f.replay && (f.closed || changed("duration")):
+		return badInput("--replay lasts as long as the log's timeline: --closed-loop and --duration do not apply")
 	case changed("name") && !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`).MatchString(f.name):
 		return badInput("--name %q: use letters, digits, _, . and -, starting with a letter or digit", f.name)
 	}
@@ -143,7 +160,7 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 		}
 	}
 
-	c := capture.New(capture.Options{KeepValues: f.keepValues, IncludeAdmin: f.includeAdm})
+	c := capture.New(capture.Options{KeepValues: f.keepValues, IncludeAdmin: f.includeAdm, Timeline: f.replay})
 
 	for _, path := range logs {
 		st.setStep("reading %s", path)
@@ -183,7 +200,7 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 
 	data, shapes, notes, err := c.WorkloadAndShapes(capture.Meta{
 		Name: name, Database: db, Duration: f.duration, Closed: f.closed,
-		LoadDocuments: f.loadDocuments, Sources: sources,
+		LoadDocuments: f.loadDocuments, Sources: sources, Replay: f.replay, Speed: f.speed,
 	})
 
 	table := st.Stdout

@@ -89,3 +89,53 @@ func TestCaptureRunsEmbedded(t *testing.T) {
 		t.Errorf("the run's operations are not all the captured shapes':\n%s\n%s", stdout, stderr)
 	}
 }
+
+// TestCaptureReplayEmbedded captures the fixture as a replay at speed 5
+// (its 21 s timeline in 4.2 s, then a second's grace) and runs it on the
+// embedded server: the run phase is the replay model and starts exactly
+// the 32 operations of the timeline, so the fidelity report finds the
+// captured mix exactly.
+func TestCaptureReplayEmbedded(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "shop.yaml")
+
+	if code, _, stderr := runMain(t, "capture", captureFixture, "-o", w, "--replay", "--speed", "5", "--load-documents", "200"); code != ExitOK {
+		t.Fatalf("capture: exit %d\n%s", code, stderr)
+	}
+
+	out := filepath.Join(dir, "res.json")
+	if code, _, stderr := runMain(t, "run", w, "-o", out, "--quiet"); code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+
+	res, err := result.Read(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ph := res.MainPhase()
+
+	var issued int64
+
+	for _, op := range ph.Operations {
+		issued += op.Count
+		for _, n := range op.Errors {
+			issued += n
+		}
+	}
+
+	if ph.Model != "replay" || issued != 32 {
+		t.Errorf("model %q, %d operations started; want replay and the timeline's 32", ph.Model, issued)
+	}
+
+	code, stdout, stderr := runMain(t, "capture", "--fidelity", out)
+	if code != ExitOK {
+		t.Fatalf("capture --fidelity: exit %d\n%s", code, stderr)
+	}
+
+	t.Logf("fidelity report:\n%s", stdout)
+
+	if !strings.Contains(stdout, "mix within 0.0 points,") {
+		t.Errorf("a replay of the whole timeline does not reproduce the captured mix exactly:\n%s", stdout)
+	}
+}

@@ -120,6 +120,9 @@ func TestCaptureFidelityRefusals(t *testing.T) {
 		{[]string{"capture", "--fidelity", "r.json", "a", "b"}, "at most one argument"},
 		{[]string{"capture", "--fidelity", "r.json", "--p50-tolerance", "0"}, "--p50-tolerance must be > 0"},
 		{[]string{"capture"}, "at least one log file"},
+		{[]string{"capture", captureFixture, "-o", filepath.Join(dir, "w.yaml"), "--speed", "2"}, "--speed applies to --replay only"},
+		{[]string{"capture", captureFixture, "-o", filepath.Join(dir, "w.yaml"), "--replay", "--speed", "0"}, "--speed must be > 0"},
+		{[]string{"capture", captureFixture, "-o", filepath.Join(dir, "w.yaml"), "--replay", "--closed-loop"}, "--closed-loop and --duration do not apply"},
 	}
 
 	for _, tc := range cases {

@@ -17,6 +17,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
 // Op is the command an operation of the log ran.
@@ -44,6 +46,10 @@ type Options struct {
 	// IncludeAdmin keeps administration and monitoring commands (hello,
 	// serverStatus, …) as runCommand operations.
 	IncludeAdmin bool
+	// Timeline keeps each operation's connection, start and shape, for a
+	// replay phase (Meta.Replay); without it reading keeps no per-operation
+	// state.
+	Timeline bool
 }
 
 // Record is one operation of the log.
@@ -102,6 +108,18 @@ type Capture struct {
 	conns   map[string]struct{}
 	indexes []Index
 	timed   bool
+	// timeline holds the operations in reading order when Options.Timeline
+	// is set, at most workload.MaxReplayOperations; cut counts those left
+	// out beyond it, untimed those without a time.
+	timeline     []event
+	cut, untimed int64
+}
+
+// event is one operation of the timeline.
+type event struct {
+	conn  string
+	start int64 // milliseconds since the epoch
+	shape *Shape
 }
 
 // Index is an index the log shows being created.
@@ -154,6 +172,17 @@ func (c *Capture) add(r *Record) {
 
 	if r.Conn != "" {
 		c.conns[r.Conn] = struct{}{}
+	}
+
+	if c.opts.Timeline {
+		switch {
+		case !r.HasTime:
+			c.untimed++
+		case len(c.timeline) >= workload.MaxReplayOperations:
+			c.cut++
+		default:
+			c.timeline = append(c.timeline, event{conn: r.Conn, start: r.Time - r.Millis, shape: s})
+		}
 	}
 
 	if r.HasTime {

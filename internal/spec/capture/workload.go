@@ -27,6 +27,11 @@ type Meta struct {
 	LoadDocuments int64
 	// Sources are the files read, for the description.
 	Sources []string
+	// Replay writes the run as a replay of the source's timeline (the
+	// capture must have read with Options.Timeline) at Speed (default 1)
+	// instead of a weighted mix at the source's rate.
+	Replay bool
+	Speed  float64
 }
 
 // Workload writes the captured operations as a workload file.
@@ -140,7 +145,15 @@ func (w *writer) write() ([]byte, []string, error) {
 		doc.Content = append(doc.Content, str("load"), load)
 	}
 
-	doc.Content = append(doc.Content, str("run"), w.phase(total), str("operations"), ops)
+	run := w.phase(total)
+	if w.meta.Replay {
+		var err error
+		if run, err = w.replayPhase(); err != nil {
+			return nil, w.notes, err
+		}
+	}
+
+	doc.Content = append(doc.Content, str("run"), run, str("operations"), ops)
 
 	var b bytes.Buffer
 
