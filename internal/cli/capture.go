@@ -17,9 +17,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
+	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/capture"
 	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/profiler"
 )
 
 // captureFlags are capture's options.
@@ -35,6 +38,8 @@ type captureFlags struct {
 	tolerance        float64
 	replay           bool
 	speed            float64
+	// profile is a URI whose profiler collection is read instead of logs.
+	profile, profileDB, profileColl string
 }
 
 // captureName keeps what a workload name and a database name may hold.
@@ -44,7 +49,7 @@ func newCaptureCommand(st *State) *cobra.Command {
 	var f captureFlags
 
 	c := &cobra.Command{
-		Use:   "capture LOG... -o WORKLOAD.yaml | capture --fidelity RESULTS.json [WORKLOAD.shapes.json]",
+		Use:   "capture LOG... -o WORKLOAD.yaml | capture --profile URI [--db NAME] -o WORKLOAD.yaml | capture --fidelity RESULTS.json [WORKLOAD.shapes.json]",
 		Short: "Turn mongod logs into a workload file",
 		Long: `capture reads mongod's JSON logs (logv2, MongoDB 4.4 and later; plain or
 gzip-compressed), groups their "Slow query" entries by query shape (the
@@ -64,6 +69,12 @@ A log holds only the operations slower than slowms (100 ms by default): set
 slowms 0 (db.setProfilingLevel(0, {slowms: 0})) for a complete capture. See
 docs/capture.md.
 
+--profile URI reads the profiler's collection (system.profile) of the
+database --db (or the URI's) instead of logs: its documents become the same
+operations as the log's entries. The profiler must have been on
+(db.setProfilingLevel(2)) while the application ran; a server without it
+(FerretDB has none) is refused with exit code 2.
+
 With --replay the run is instead a replay of the log's timeline, for
 mongoreplay's behaviour: each connection's operations in the order they
 started and at their times (--speed 2 replays twice as fast), each operation
@@ -82,6 +93,8 @@ p99) vs the run's client latency (ratio). The shape file is found beside the
 workload the results name, or given as the second argument.`,
 		Example: `  mongobench capture /var/log/mongodb/mongod.log -o captured.yaml
   mongobench capture mongod.log.1.gz mongod.log -o captured.yaml --duration 1m
+  mongobench capture --profile mongodb://db.example:27017 --db shop -o captured.yaml
+  mongobench capture mongod.log -o replay.yaml --replay --speed 2
   mongobench validate captured.yaml && mongobench run captured.yaml -o res.json
   mongobench capture --fidelity res.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -93,8 +106,16 @@ workload the results name, or given as the second argument.`,
 				return nil
 			}
 
+			if cmd.Flags().Changed("profile") {
+				if len(args) > 0 {
+					return badInput("capture --profile URI reads the profiler instead of logs: give no log file with it")
+				}
+
+				return nil
+			}
+
 			if len(args) == 0 {
-				return badInput("capture needs at least one log file (or --fidelity RESULTS.json)")
+				return badInput("capture needs at least one log file (or --profile URI, or --fidelity RESULTS.json)")
 			}
 
 			return nil
@@ -104,7 +125,7 @@ workload the results name, or given as the second argument.`,
 				return runFidelity(cmd.Context(), st, args, &f)
 			}
 
-			return runCapture(st, args, &f, cmd.Flags().Changed)
+			return runCapture(cmd.Context(), st, args, &f, cmd.Flags().Changed)
 		},
 	}
 
@@ -120,6 +141,9 @@ workload the results name, or given as the second argument.`,
 	// The flag chooses the replay load model, and is named after it.
 	fl.BoolVar(&f.replay, workload.ModelReplay, false, "write the run as a replay of the log's timeline: each connection's operations in order at their times (values still generated)")
 	fl.Float64Var(&f.speed, "speed", 1, "with --replay: how many times faster than recorded to replay (2: twice as fast)")
+	fl.StringVar(&f.profile, "profile", "", "read the profiler collection (system.profile) of a server instead of logs: its URI")
+	fl.StringVar(&f.profileDB, "db", "", "with --profile: the database whose profile is read (default: the URI's)")
+	fl.StringVar(&f.profileColl, "profile-collection", profiler.Collection, "with --profile: the collection read, for a copy of a profile kept in a collection of its own")
 	fl.StringVar(&f.shapes, "shapes", "", "shape file to write (default: beside the workload, WORKLOAD.shapes.json; none when -o is -)")
 	fl.StringVar(&f.fidelity, "fidelity", "", "compare this results file of a run of the captured workload with the captured shape table (argument: the shape file, if not beside the workload)")
 	fl.Float64Var(&f.tolerance, "p50-tolerance", 25, "with --fidelity: a shape's run p50 counts as reproduced within this many percent of the captured median")
@@ -128,7 +152,7 @@ workload the results name, or given as the second argument.`,
 }
 
 // runCapture is `mongobench capture`.
-func runCapture(st *State, logs []string, f *captureFlags, changed func(string) bool) error {
+func runCapture(ctx context.Context, st *State, logs []string, f *captureFlags, changed func(string) bool) error {
 	switch {
 	case strings.TrimSpace(f.out) == "":
 		return badInput("--out is required: give the workload file to write, or - for standard output")
@@ -136,6 +160,10 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 		return badInput("--duration must be > 0")
 	case f.loadDocuments < 0:
 		return badInput("--load-documents must be >= 0")
+	case (changed("db") || changed("profile-collection")) && f.profile == "":
+		return badInput("--db and --profile-collection apply to --profile only")
+	case changed("profile") && strings.TrimSpace(f.profile) == "":
+		return badInput("--profile needs the server's URI")
 	case changed("speed") && !f.replay:
 		return badInput("--speed applies to --replay only")
 	case f.replay && (f.speed <= 0 || f.speed > 1000):
@@ -161,6 +189,12 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 	}
 
 	c := capture.New(capture.Options{KeepValues: f.keepValues, IncludeAdmin: f.includeAdm, Timeline: f.replay})
+
+	if f.profile != "" {
+		if err := readProfile(ctx, st, c, f); err != nil {
+			return err
+		}
+	}
 
 	for _, path := range logs {
 		st.setStep("reading %s", path)
@@ -196,6 +230,10 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 	sources := make([]string, len(logs))
 	for i, l := range logs {
 		sources[i] = filepath.Base(l)
+	}
+
+	if f.profile != "" {
+		sources = append(sources, profileSource(f))
 	}
 
 	data, shapes, notes, err := c.WorkloadAndShapes(capture.Meta{
@@ -244,6 +282,46 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 	fmt.Fprintf(st.Stderr, "Wrote the shape table to %s; after a run: mongobench capture --fidelity RESULTS.json\n", shapesPath)
 
 	return nil
+}
+
+// profileSource names the profile read, without the URI (which may hold
+// a password): database and collection.
+func profileSource(f *captureFlags) string {
+	db := f.profileDB
+	if db == "" {
+		db = profiler.Database(f.profile)
+	}
+
+	return db + "." + f.profileColl
+}
+
+// readProfile reads the profiler collection of --profile into c.
+func readProfile(ctx context.Context, st *State, c *capture.Capture, f *captureFlags) error {
+	st.setStep("reading %s", profileSource(f))
+
+	source := profileSource(f)
+
+	_, err := profiler.Read(ctx, f.profile, profiler.Options{DB: f.profileDB, Coll: f.profileColl}, func(doc []byte, n int) error {
+		if bad := c.ProfileDoc(doc, n); bad != "" {
+			c.ProfileBad(source, n, bad)
+		}
+
+		return nil
+	})
+
+	var (
+		ue      *targets.URIError
+		missing *profiler.MissingError
+	)
+
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ue), errors.As(err, &missing), errors.Is(err, profiler.ErrNoDatabase):
+		return badInput("--profile: %v", err)
+	default:
+		return failed("--profile: %s", redact.Error(err, f.profile))
+	}
 }
 
 // captureShapesPath is where the shape file goes: --shapes, else beside the

@@ -71,6 +71,9 @@ type Record struct {
 // Stats counts what reading saw and left out.
 type Stats struct {
 	Files, Lines, SlowQueries, Operations int64
+	// Profile counts the profiler documents read (ProfileDoc); they are
+	// counted in Lines and SlowQueries too.
+	Profile int64
 	// Bad lines were skipped; BadLines quotes the first few.
 	Bad      int64
 	BadLines []string
@@ -274,8 +277,12 @@ func (c *Capture) WriteSummary(w io.Writer) error {
 
 	var b strings.Builder
 
-	fmt.Fprintf(&b, "Read %d lines of %d files: %d slow-query entries, %d operations on %d connections.\n",
-		s.Lines, s.Files, s.SlowQueries, s.Operations, s.Conns)
+	if s.Profile > 0 {
+		fmt.Fprintf(&b, "Read %d profiler documents: %d operations from %d clients.\n", s.Profile, s.Operations, s.Conns)
+	} else {
+		fmt.Fprintf(&b, "Read %d lines of %d files: %d slow-query entries, %d operations on %d connections.\n",
+			s.Lines, s.Files, s.SlowQueries, s.Operations, s.Conns)
+	}
 
 	if len(s.Admin) > 0 {
 		names := make([]string, 0, len(s.Admin))
