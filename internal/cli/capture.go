@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,7 +17,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
+	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/spec/capture"
+	"github.com/mongobench/mongobench/internal/spec/workload"
+	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/profiler"
 )
 
 // captureFlags are capture's options.
@@ -22,6 +32,14 @@ type captureFlags struct {
 	closed                 bool
 	duration               time.Duration
 	loadDocuments          int64
+	// shapes is the shape file written beside the workload; fidelity a
+	// results file to compare with the shape file.
+	shapes, fidelity string
+	tolerance        float64
+	replay           bool
+	speed            float64
+	// profile is a URI whose profiler collection is read instead of logs.
+	profile, profileDB, profileColl string
 }
 
 // captureName keeps what a workload name and a database name may hold.
@@ -31,7 +49,7 @@ func newCaptureCommand(st *State) *cobra.Command {
 	var f captureFlags
 
 	c := &cobra.Command{
-		Use:   "capture LOG... -o WORKLOAD.yaml",
+		Use:   "capture LOG... -o WORKLOAD.yaml | capture --profile URI [--db NAME] -o WORKLOAD.yaml | capture --fidelity RESULTS.json [WORKLOAD.shapes.json]",
 		Short: "Turn mongod logs into a workload file",
 		Long: `capture reads mongod's JSON logs (logv2, MongoDB 4.4 and later; plain or
 gzip-compressed), groups their "Slow query" entries by query shape (the
@@ -51,16 +69,63 @@ A log holds only the operations slower than slowms (100 ms by default): set
 slowms 0 (db.setProfilingLevel(0, {slowms: 0})) for a complete capture. See
 docs/capture.md.
 
+--profile URI reads the profiler's collection (system.profile) of the
+database --db (or the URI's) instead of logs: its documents become the same
+operations as the log's entries. The profiler must have been on
+(db.setProfilingLevel(2)) while the application ran; a server without it
+(FerretDB has none) is refused with exit code 2.
+
+With --replay the run is instead a replay of the log's timeline, for
+mongoreplay's behaviour: each connection's operations in the order they
+started and at their times (--speed 2 replays twice as fast), each operation
+still the shape's, with generated values.
+
 The workload is written atomically; an output that is one of the logs, or that
 another mongobench is writing, is refused with exit code 2, and so is a file
 that is not a JSON log (naming the file and line). Bad lines inside a log are
-skipped and counted.`,
+skipped and counted.
+
+Beside the workload, capture writes WORKLOAD.shapes.json: the shape table
+and the operation each shape became. After a run of the workload,
+capture --fidelity RESULTS.json prints captured vs reproduced per shape:
+share of operations (points apart) and the captured server time (median,
+p99) vs the run's client latency (ratio). The shape file is found beside the
+workload the results name, or given as the second argument.`,
 		Example: `  mongobench capture /var/log/mongodb/mongod.log -o captured.yaml
   mongobench capture mongod.log.1.gz mongod.log -o captured.yaml --duration 1m
-  mongobench validate captured.yaml && mongobench run captured.yaml`,
-		Args: cobra.MinimumNArgs(1),
+  mongobench capture --profile mongodb://db.example:27017 --db shop -o captured.yaml
+  mongobench capture mongod.log -o replay.yaml --replay --speed 2
+  mongobench validate captured.yaml && mongobench run captured.yaml -o res.json
+  mongobench capture --fidelity res.json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("fidelity") {
+				if len(args) > 1 {
+					return badInput("capture --fidelity RESULTS.json takes at most one argument, the shape file; got %d", len(args))
+				}
+
+				return nil
+			}
+
+			if cmd.Flags().Changed("profile") {
+				if len(args) > 0 {
+					return badInput("capture --profile URI reads the profiler instead of logs: give no log file with it")
+				}
+
+				return nil
+			}
+
+			if len(args) == 0 {
+				return badInput("capture needs at least one log file (or --profile URI, or --fidelity RESULTS.json)")
+			}
+
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCapture(st, args, &f, cmd.Flags().Changed)
+			if cmd.Flags().Changed("fidelity") {
+				return runFidelity(cmd.Context(), st, args, &f)
+			}
+
+			return runCapture(cmd.Context(), st, args, &f, cmd.Flags().Changed)
 		},
 	}
 
@@ -73,12 +138,21 @@ skipped and counted.`,
 	fl.DurationVar(&f.duration, "duration", 30*time.Second, "the run phase's duration")
 	fl.BoolVar(&f.closed, "closed-loop", false, "write a closed-loop phase (a worker per connection seen) instead of the log's arrival rate")
 	fl.Int64Var(&f.loadDocuments, "load-documents", 1000, "documents loaded into each collection the operations read, update or delete (0: none)")
+	// The flag chooses the replay load model, and is named after it.
+	fl.BoolVar(&f.replay, workload.ModelReplay, false, "write the run as a replay of the log's timeline: each connection's operations in order at their times (values still generated)")
+	fl.Float64Var(&f.speed, "speed", 1, "with --replay: how many times faster than recorded to replay (2: twice as fast)")
+	fl.StringVar(&f.profile, "profile", "", "read the profiler collection (system.profile) of a server instead of logs: its URI")
+	fl.StringVar(&f.profileDB, "db", "", "with --profile: the database whose profile is read (default: the URI's)")
+	fl.StringVar(&f.profileColl, "profile-collection", profiler.Collection, "with --profile: the collection read, for a copy of a profile kept in a collection of its own")
+	fl.StringVar(&f.shapes, "shapes", "", "shape file to write (default: beside the workload, WORKLOAD.shapes.json; none when -o is -)")
+	fl.StringVar(&f.fidelity, "fidelity", "", "compare this results file of a run of the captured workload with the captured shape table (argument: the shape file, if not beside the workload)")
+	fl.Float64Var(&f.tolerance, "p50-tolerance", 25, "with --fidelity: a shape's run p50 counts as reproduced within this many percent of the captured median")
 
 	return c
 }
 
 // runCapture is `mongobench capture`.
-func runCapture(st *State, logs []string, f *captureFlags, changed func(string) bool) error {
+func runCapture(ctx context.Context, st *State, logs []string, f *captureFlags, changed func(string) bool) error {
 	switch {
 	case strings.TrimSpace(f.out) == "":
 		return badInput("--out is required: give the workload file to write, or - for standard output")
@@ -86,6 +160,16 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 		return badInput("--duration must be > 0")
 	case f.loadDocuments < 0:
 		return badInput("--load-documents must be >= 0")
+	case (changed("db") || changed("profile-collection")) && f.profile == "":
+		return badInput("--db and --profile-collection apply to --profile only")
+	case changed("profile") && strings.TrimSpace(f.profile) == "":
+		return badInput("--profile needs the server's URI")
+	case changed("speed") && !f.replay:
+		return badInput("--speed applies to --replay only")
+	case f.replay && (f.speed <= 0 || f.speed > 1000):
+		return badInput("--speed must be > 0 and at most 1000")
+	case f.replay && (f.closed || changed("duration")):
+		return badInput("--replay lasts as long as the log's timeline: --closed-loop and --duration do not apply")
 	case changed("name") && !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`).MatchString(f.name):
 		return badInput("--name %q: use letters, digits, _, . and -, starting with a letter or digit", f.name)
 	}
@@ -97,7 +181,20 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 		return err
 	}
 
-	c := capture.New(capture.Options{KeepValues: f.keepValues, IncludeAdmin: f.includeAdm})
+	shapesPath := captureShapesPath(f)
+	if shapesPath != "" {
+		if err := outs.add("--shapes", shapesPath); err != nil {
+			return err
+		}
+	}
+
+	c := capture.New(capture.Options{KeepValues: f.keepValues, IncludeAdmin: f.includeAdm, Timeline: f.replay})
+
+	if f.profile != "" {
+		if err := readProfile(ctx, st, c, f); err != nil {
+			return err
+		}
+	}
 
 	for _, path := range logs {
 		st.setStep("reading %s", path)
@@ -135,9 +232,13 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 		sources[i] = filepath.Base(l)
 	}
 
-	data, notes, err := c.Workload(capture.Meta{
+	if f.profile != "" {
+		sources = append(sources, profileSource(f))
+	}
+
+	data, shapes, notes, err := c.WorkloadAndShapes(capture.Meta{
 		Name: name, Database: db, Duration: f.duration, Closed: f.closed,
-		LoadDocuments: f.loadDocuments, Sources: sources,
+		LoadDocuments: f.loadDocuments, Sources: sources, Replay: f.replay, Speed: f.speed,
 	})
 
 	table := st.Stdout
@@ -161,7 +262,160 @@ func runCapture(st *State, logs []string, f *captureFlags, changed func(string) 
 		return badInput("%v", err)
 	}
 
-	return writeCaptured(st, f, data)
+	if err := writeCaptured(st, f, data); err != nil {
+		return err
+	}
+
+	if shapesPath == "" {
+		return nil
+	}
+
+	if err := atomicfile.Write(shapesPath, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+
+		return enc.Encode(shapes)
+	}); err != nil {
+		return failed("writing %s: %v", shapesPath, err)
+	}
+
+	fmt.Fprintf(st.Stderr, "Wrote the shape table to %s; after a run: mongobench capture --fidelity RESULTS.json\n", shapesPath)
+
+	return nil
+}
+
+// profileSource names the profile read, without the URI (which may hold
+// a password): database and collection.
+func profileSource(f *captureFlags) string {
+	db := f.profileDB
+	if db == "" {
+		db = profiler.Database(f.profile)
+	}
+
+	return db + "." + f.profileColl
+}
+
+// readProfile reads the profiler collection of --profile into c.
+func readProfile(ctx context.Context, st *State, c *capture.Capture, f *captureFlags) error {
+	st.setStep("reading %s", profileSource(f))
+
+	source := profileSource(f)
+
+	_, err := profiler.Read(ctx, f.profile, profiler.Options{DB: f.profileDB, Coll: f.profileColl}, func(doc []byte, n int) error {
+		if bad := c.ProfileDoc(doc, n); bad != "" {
+			c.ProfileBad(source, n, bad)
+		}
+
+		return nil
+	})
+
+	var (
+		ue      *targets.URIError
+		missing *profiler.MissingError
+	)
+
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ue), errors.As(err, &missing), errors.Is(err, profiler.ErrNoDatabase):
+		return badInput("--profile: %v", err)
+	default:
+		return failed("--profile: %s", redact.Error(err, f.profile))
+	}
+}
+
+// captureShapesPath is where the shape file goes: --shapes, else beside the
+// workload (W.shapes.json for W.yaml), else (a workload on standard
+// output) nowhere.
+func captureShapesPath(f *captureFlags) string {
+	switch {
+	case f.shapes != "":
+		return f.shapes
+	case f.out == stdoutPath:
+		return ""
+	default:
+		return shapesBeside(f.out)
+	}
+}
+
+// shapesBeside is the shape file of a workload file.
+func shapesBeside(workloadPath string) string {
+	return strings.TrimSuffix(workloadPath, filepath.Ext(workloadPath)) + ".shapes.json"
+}
+
+// runFidelity is `mongobench capture --fidelity RESULTS.json [SHAPES]`.
+func runFidelity(ctx context.Context, st *State, args []string, f *captureFlags) error {
+	if f.tolerance <= 0 {
+		return badInput("--p50-tolerance must be > 0 (percent)")
+	}
+
+	res, err := result.Read(ctx, f.fidelity)
+	if err != nil {
+		return badInput("--fidelity %s: %v", f.fidelity, err)
+	}
+
+	ph := res.MainPhase()
+	if ph == nil || res.Matrix != nil {
+		return badInput("--fidelity %s: no run phase (capture --fidelity reads the results of one run, not a comparison)", f.fidelity)
+	}
+
+	shapesPath := ""
+	if len(args) == 1 {
+		shapesPath = args[0]
+	} else {
+		if res.Workload.File == "" {
+			return badInput("--fidelity %s: the results name no workload file, so the shape file cannot be found: give it as the argument", f.fidelity)
+		}
+
+		shapesPath = shapesBeside(res.Workload.File)
+	}
+
+	data, err := os.ReadFile(shapesPath)
+	if err != nil {
+		return badInput("shape file: %v (capture writes it beside the workload; give its path as the argument)", err)
+	}
+
+	sf, err := capture.ParseShapeFile(shapesPath, data)
+	if err != nil {
+		return badInput("%v", err)
+	}
+
+	if res.Workload.Source != "" {
+		sum := sha256.Sum256([]byte(res.Workload.Source))
+		if hex.EncodeToString(sum[:]) != sf.WorkloadSHA256 {
+			fmt.Fprintf(st.Stderr, "Note: the run's workload is not the file capture wrote (edited since, or another workload); operations are matched by name.\n")
+		}
+	}
+
+	runOps := make([]capture.RunOperation, 0, len(ph.Operations))
+
+	for _, o := range ph.Operations {
+		if o.Unit != "" {
+			continue
+		}
+
+		ro := capture.RunOperation{Name: o.Name, Issued: o.Count, P50US: o.LatencyUS.P50, P99US: o.LatencyUS.P99}
+		for _, n := range o.Errors {
+			ro.Issued += n
+		}
+
+		if o.ServiceLatencyUS != nil {
+			ro.P50US, ro.P99US = o.ServiceLatencyUS.P50, o.ServiceLatencyUS.P99
+		}
+
+		runOps = append(runOps, ro)
+	}
+
+	fid, err := capture.CompareRun(sf, runOps, f.tolerance)
+	if err != nil {
+		return badInput("--fidelity %s with %s: %v", f.fidelity, shapesPath, err)
+	}
+
+	if err := fid.Write(st.Stdout); err != nil {
+		return failed("writing the report: %v", err)
+	}
+
+	return nil
 }
 
 // writeCaptured writes the workload and says what it holds.

@@ -73,6 +73,7 @@ func executors() map[string]newExecutor {
 		workload.ModelRate:               newRate,
 		workload.ModelRampingRate:        newRampingRate,
 		workload.ModelBlocks:             newBlocks,
+		workload.ModelReplay:             newReplay,
 	}
 }
 

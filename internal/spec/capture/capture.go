@@ -17,6 +17,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/mongobench/mongobench/internal/spec/workload"
 )
 
 // Op is the command an operation of the log ran.
@@ -44,6 +46,10 @@ type Options struct {
 	// IncludeAdmin keeps administration and monitoring commands (hello,
 	// serverStatus, …) as runCommand operations.
 	IncludeAdmin bool
+	// Timeline keeps each operation's connection, start and shape, for a
+	// replay phase (Meta.Replay); without it reading keeps no per-operation
+	// state.
+	Timeline bool
 }
 
 // Record is one operation of the log.
@@ -65,6 +71,9 @@ type Record struct {
 // Stats counts what reading saw and left out.
 type Stats struct {
 	Files, Lines, SlowQueries, Operations int64
+	// Profile counts the profiler documents read (ProfileDoc); they are
+	// counted in Lines and SlowQueries too.
+	Profile int64
 	// Bad lines were skipped; BadLines quotes the first few.
 	Bad      int64
 	BadLines []string
@@ -102,6 +111,18 @@ type Capture struct {
 	conns   map[string]struct{}
 	indexes []Index
 	timed   bool
+	// timeline holds the operations in reading order when Options.Timeline
+	// is set, at most workload.MaxReplayOperations; cut counts those left
+	// out beyond it, untimed those without a time.
+	timeline     []event
+	cut, untimed int64
+}
+
+// event is one operation of the timeline.
+type event struct {
+	conn  string
+	start int64 // milliseconds since the epoch
+	shape *Shape
 }
 
 // Index is an index the log shows being created.
@@ -154,6 +175,17 @@ func (c *Capture) add(r *Record) {
 
 	if r.Conn != "" {
 		c.conns[r.Conn] = struct{}{}
+	}
+
+	if c.opts.Timeline {
+		switch {
+		case !r.HasTime:
+			c.untimed++
+		case len(c.timeline) >= workload.MaxReplayOperations:
+			c.cut++
+		default:
+			c.timeline = append(c.timeline, event{conn: r.Conn, start: r.Time - r.Millis, shape: s})
+		}
 	}
 
 	if r.HasTime {
@@ -245,8 +277,12 @@ func (c *Capture) WriteSummary(w io.Writer) error {
 
 	var b strings.Builder
 
-	fmt.Fprintf(&b, "Read %d lines of %d files: %d slow-query entries, %d operations on %d connections.\n",
-		s.Lines, s.Files, s.SlowQueries, s.Operations, s.Conns)
+	if s.Profile > 0 {
+		fmt.Fprintf(&b, "Read %d profiler documents: %d operations from %d clients.\n", s.Profile, s.Operations, s.Conns)
+	} else {
+		fmt.Fprintf(&b, "Read %d lines of %d files: %d slow-query entries, %d operations on %d connections.\n",
+			s.Lines, s.Files, s.SlowQueries, s.Operations, s.Conns)
+	}
 
 	if len(s.Admin) > 0 {
 		names := make([]string, 0, len(s.Admin))

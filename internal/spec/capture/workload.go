@@ -27,14 +27,34 @@ type Meta struct {
 	LoadDocuments int64
 	// Sources are the files read, for the description.
 	Sources []string
+	// Replay writes the run as a replay of the source's timeline (the
+	// capture must have read with Options.Timeline) at Speed (default 1)
+	// instead of a weighted mix at the source's rate.
+	Replay bool
+	Speed  float64
 }
 
 // Workload writes the captured operations as a workload file.
 func (c *Capture) Workload(meta Meta) ([]byte, []string, error) {
-	g := &gen{keep: c.opts.KeepValues}
-	w := &writer{c: c, g: g, meta: meta, templates: map[string]*yaml.Node{}}
+	data, _, notes, err := c.WorkloadAndShapes(meta)
 
-	return w.write()
+	return data, notes, err
+}
+
+// WorkloadAndShapes writes the workload file and the shape file that goes
+// beside it (see ShapeFile): the captured shape table with the name of the
+// operation each shape became, which capture --fidelity compares with a
+// run of that workload.
+func (c *Capture) WorkloadAndShapes(meta Meta) ([]byte, *ShapeFile, []string, error) {
+	g := &gen{keep: c.opts.KeepValues}
+	w := &writer{c: c, g: g, meta: meta, templates: map[string]*yaml.Node{}, names: map[*Shape]string{}}
+
+	data, notes, err := w.write()
+	if err != nil {
+		return nil, nil, notes, err
+	}
+
+	return data, c.shapeFile(meta, data, w.names), notes, nil
 }
 
 type writer struct {
@@ -43,6 +63,8 @@ type writer struct {
 	meta      Meta
 	templates map[string]*yaml.Node
 	notes     []string
+	// names are the operation names of the shapes written.
+	names map[*Shape]string
 }
 
 func (w *writer) write() ([]byte, []string, error) {
@@ -82,6 +104,10 @@ func (w *writer) write() ([]byte, []string, error) {
 		}
 
 		op.Content = append([]*yaml.Node{str("name"), str(name)}, op.Content...)
+		// The shape's key ties the operation to the shape table (and
+		// the shape file) for a reader of the workload.
+		op.Content[1].LineComment = "shape " + s.ID
+		w.names[s] = name
 		ops.Content = append(ops.Content, op)
 		total += s.Count
 
@@ -119,7 +145,15 @@ func (w *writer) write() ([]byte, []string, error) {
 		doc.Content = append(doc.Content, str("load"), load)
 	}
 
-	doc.Content = append(doc.Content, str("run"), w.phase(total), str("operations"), ops)
+	run := w.phase(total)
+	if w.meta.Replay {
+		var err error
+		if run, err = w.replayPhase(); err != nil {
+			return nil, w.notes, err
+		}
+	}
+
+	doc.Content = append(doc.Content, str("run"), run, str("operations"), ops)
 
 	var b bytes.Buffer
 

@@ -11,6 +11,7 @@ const (
 	ModelRampingRate        = "ramping-rate"
 	ModelRampingConcurrency = "ramping-concurrency"
 	ModelBlocks             = "blocks"
+	ModelReplay             = "replay"
 )
 
 // LoadModel is one load model: how a phase's operations are started.
@@ -52,6 +53,12 @@ type LoadModel struct {
 // change it.
 func loadModels() []LoadModel {
 	return []LoadModel{
+		{
+			Name:        ModelReplay,
+			Description: "a recorded timeline: a worker per recorded connection starts its operations in order at their recorded offsets",
+			Unshardable: "its timeline is one recording; splitting its connections among shards would change what the server sees at once",
+			chosen:      func(p *Phase) bool { return p.Replay != nil },
+		},
 		{
 			Name:        ModelBlocks,
 			Description: "growth blocks: each block inserts, then measures at the new size",

@@ -21,6 +21,7 @@ func TestLoadModelChosen(t *testing.T) {
 		{"rate stages", Phase{Stages: []Stage{{Rate: 10}}}, ModelRampingRate},
 		{"concurrency stages", Phase{Stages: []Stage{{Concurrency: 8}}}, ModelRampingConcurrency},
 		{"blocks", Phase{Blocks: &Blocks{}, Rate: 100}, ModelBlocks},
+		{"replay", Phase{Replay: &Replay{}, Rate: 100}, ModelReplay},
 	}
 
 	seen := map[string]bool{}

@@ -94,6 +94,10 @@ func (s *Spec) applyPhaseDefaults() {
 			p.Concurrency = s.Run.Concurrency
 		}
 
+		if p.Replay != nil {
+			p.Replay.applyDefaults(p)
+		}
+
 		timed := p.Duration > 0 || p.MaxOperations > 0 || len(p.Stages) > 0 || p.Blocks != nil
 		if !timed && path == "run" && s.node("run.duration") == nil {
 			p.Duration = Duration(DefaultDuration)
@@ -234,6 +238,8 @@ func (v *validator) phase(path string, p *Phase, ops map[string]bool, collection
 	}
 
 	switch {
+	case p.Replay != nil:
+		v.replay(path, p)
 	case p.Blocks != nil:
 		v.blocks(path, p, ops, collections)
 	case len(p.Stages) > 0:

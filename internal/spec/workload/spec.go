@@ -337,6 +337,11 @@ type Phase struct {
 
 	// Background runs jobs alongside the phase's operations.
 	Background []Background `yaml:"background" json:"background,omitempty"`
+
+	// Replay runs a recorded timeline instead of a mix: a worker per
+	// recorded connection starts that connection's operations in order at
+	// their recorded offsets (see Replay).
+	Replay *Replay `yaml:"replay" json:"replay,omitempty"`
 }
 
 // Stage is one step of a ramp: over Duration the rate (or concurrency)
