@@ -40,6 +40,9 @@ type captureFlags struct {
 	speed            float64
 	// profile is a URI whose profiler collection is read instead of logs.
 	profile, profileDB, profileColl string
+	// record is the recording proxy of --upstream (capture from the
+	// wire): its recording is captured once it stops.
+	record recordFlags
 }
 
 // captureName keeps what a workload name and a database name may hold.
@@ -80,6 +83,12 @@ mongoreplay's behaviour: each connection's operations in the order they
 started and at their times (--speed 2 replays twice as fast), each operation
 still the shape's, with generated values.
 
+--upstream URI captures from the wire: a recording proxy listens on
+--listen (127.0.0.1:27100 by default), the application connects to it
+instead of its server, and every command is recorded (as mongobench record
+does) until Ctrl-C or --for; the recording is kept beside the workload
+(WORKLOAD.recording.log, or --recording) and captured as a log.
+
 The workload is written atomically; an output that is one of the logs, or that
 another mongobench is writing, is refused with exit code 2, and so is a file
 that is not a JSON log (naming the file and line). Bad lines inside a log are
@@ -96,7 +105,8 @@ workload the results name, or given as the second argument.`,
   mongobench capture --profile mongodb://db.example:27017 --db shop -o captured.yaml
   mongobench capture mongod.log -o replay.yaml --replay --speed 2
   mongobench validate captured.yaml && mongobench run captured.yaml -o res.json
-  mongobench capture --fidelity res.json`,
+  mongobench capture --fidelity res.json
+  mongobench capture --upstream mongodb://db.internal:27017 --for 10m -o app.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("fidelity") {
 				if len(args) > 1 {
@@ -114,8 +124,16 @@ workload the results name, or given as the second argument.`,
 				return nil
 			}
 
+			if cmd.Flags().Changed("upstream") {
+				if len(args) > 0 {
+					return badInput("capture --upstream URI records the application's commands instead of reading logs: give no log file with it")
+				}
+
+				return nil
+			}
+
 			if len(args) == 0 {
-				return badInput("capture needs at least one log file (or --profile URI, or --fidelity RESULTS.json)")
+				return badInput("capture needs at least one log file (or --upstream URI, --profile URI, or --fidelity RESULTS.json)")
 			}
 
 			return nil
@@ -123,6 +141,10 @@ workload the results name, or given as the second argument.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("fidelity") {
 				return runFidelity(cmd.Context(), st, args, &f)
+			}
+
+			if cmd.Flags().Changed("upstream") {
+				return captureFromTheWire(cmd.Context(), st, &f, cmd.Flags().Changed)
 			}
 
 			return runCapture(cmd.Context(), st, args, &f, cmd.Flags().Changed)
@@ -146,6 +168,10 @@ workload the results name, or given as the second argument.`,
 	fl.StringVar(&f.profileColl, "profile-collection", profiler.Collection, "with --profile: the collection read, for a copy of a profile kept in a collection of its own")
 	fl.StringVar(&f.shapes, "shapes", "", "shape file to write (default: beside the workload, WORKLOAD.shapes.json; none when -o is -)")
 	fl.StringVar(&f.fidelity, "fidelity", "", "compare this results file of a run of the captured workload with the captured shape table (argument: the shape file, if not beside the workload)")
+	fl.StringVar(&f.record.upstream, "upstream", "", "capture from the wire: record the commands sent to this server through a proxy (see --listen), then capture the recording")
+	fl.StringVar(&f.record.listen, "listen", defaultRecordListen, "with --upstream: where the recording proxy listens (the application connects here)")
+	fl.StringVar(&f.record.out, "recording", "", "with --upstream: where the recording is kept (default: beside the workload, WORKLOAD.recording.log)")
+	fl.DurationVar(&f.record.lifetime, "for", 0, "with --upstream: stop recording after this long (default: at Ctrl-C)")
 	fl.Float64Var(&f.tolerance, "p50-tolerance", 25, "with --fidelity: a shape's run p50 counts as reproduced within this many percent of the captured median")
 
 	return c

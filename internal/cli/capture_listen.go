@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -200,4 +201,25 @@ func recordWarnings(s wireproxy.Stats) []string {
 	}
 
 	return out
+}
+
+// captureFromTheWire is `capture --upstream URI`: record through the proxy
+// until Ctrl-C or --for, keep the recording beside the workload, then
+// capture it as a log. The recording is kept rather than made temporary so
+// that the same traffic can be captured again with other options.
+func captureFromTheWire(ctx context.Context, st *State, f *captureFlags, changed func(string) bool) error {
+	if strings.TrimSpace(f.out) == "" || f.out == stdoutPath {
+		return badInput("capture --upstream needs -o WORKLOAD.yaml: the recording is kept beside it")
+	}
+
+	rec := f.record
+	if rec.out == "" {
+		rec.out = strings.TrimSuffix(strings.TrimSuffix(f.out, ".yaml"), ".yml") + ".recording.log"
+	}
+
+	if err := runRecord(st, &rec); err != nil {
+		return err
+	}
+
+	return runCapture(ctx, st, []string{rec.out}, f, changed)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -161,6 +162,9 @@ func TestRecordBadInput(t *testing.T) {
 		{[]string{"record", "-o", out, "--upstream", "mongodb://a:1/", "--listen", "nope"}, "--listen \"nope\""},
 		{[]string{"record", "-o", dir, "--upstream", "mongodb://a:1/"}, "is a directory"},
 		{[]string{"record", "-o", out, "--upstream", "mongodb://a:1/", "--for", "-1s"}, "--for must not be negative"},
+		{[]string{"capture", "--upstream", "mongodb://a:1/", out}, "give no log file with it"},
+		{[]string{"capture", "--upstream", "mongodb://a:1/"}, "capture --upstream needs -o WORKLOAD.yaml"},
+		{[]string{"capture", "--upstream", "mongodb://a:1/", "-o", "-"}, "capture --upstream needs -o WORKLOAD.yaml"},
 	} {
 		code, _, stderr := runMain(t, tc.args...)
 		if code != ExitBadInput || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 || strings.Contains(stderr, "hunter2") {
@@ -198,5 +202,97 @@ func TestRecordForStopsByItself(t *testing.T) {
 
 	if fi, err := os.Stat(out); err != nil || fi.Size() != 0 {
 		t.Errorf("the empty recording: %v, %v", fi, err)
+	}
+}
+
+// TestCaptureFromTheWire runs `capture --upstream` in front of the test
+// server: commands sent through its proxy until Ctrl-C become a workload
+// that validates, the recording is kept beside it, and the upstream URI's
+// password and the values sent are in none of the files or the output.
+func TestCaptureFromTheWire(t *testing.T) {
+	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(time.Millisecond), FindDocs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(func() { _ = srv.Close() })
+
+	port, err := freeport.Loopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	const password, value = "canary-wire-Pw7", "canary-wire-value-9"
+
+	upstream := strings.Replace(srv.URI(), "mongodb://", "mongodb://app:"+password+"@", 1)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "app.yaml")
+	listen := "127.0.0.1:" + strconv.Itoa(port)
+
+	r := newCLIRun("capture", "--listen", listen, "--upstream", upstream, "-o", out)
+	done := r.start()
+
+	waitFor(t, time.Minute, "the proxy's connection string", func() bool { return strings.Contains(r.stdout.String(), listen) })
+
+	uri := strings.TrimSpace(strings.SplitN(r.stdout.String(), "\n", 2)[0])
+
+	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetTimeout(30 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx := t.Context()
+	coll := client.Database("shop").Collection("orders")
+
+	for i := range 5 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "status", Value: "A"}, {Key: "n", Value: i}, {Key: "note", Value: value}}); err != nil {
+			t.Fatal(err)
+		}
+
+		if err := coll.FindOne(ctx, bson.D{{Key: "status", Value: value}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := client.Disconnect(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	r.signals <- syscall.SIGINT
+
+	if code := r.wait(t, done, mainTimeout); code != ExitOK {
+		t.Fatalf("capture --upstream exited %d\n%s", code, r.stderr)
+	}
+
+	recording := filepath.Join(dir, "app.recording.log")
+
+	for _, path := range []string{out, recording} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if strings.Contains(string(data), password) {
+			t.Errorf("%s holds the upstream URI's password", path)
+		}
+
+		if path == out && strings.Contains(string(data), value) {
+			t.Errorf("the workload copied a value sent by the application (no --keep-values)")
+		}
+	}
+
+	for what, s := range map[string]string{"stdout": r.stdout.String(), "stderr": r.stderr.String()} {
+		if strings.Contains(s, password) {
+			t.Errorf("the %s holds the upstream URI's password", what)
+		}
+	}
+
+	spec, errs := readWorkload(context.Background(), out, nil)
+	if len(errs) > 0 {
+		t.Fatalf("the captured workload does not validate: %v", errs)
+	}
+
+	if len(spec.Spec.Operations) < 2 {
+		t.Errorf("operations %+v, want the insert and the find captured", spec.Spec.Operations)
 	}
 }
