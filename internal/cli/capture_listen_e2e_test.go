@@ -22,45 +22,9 @@ import (
 
 // appScript is an application that is not mongobench: a shop's order
 // service in Python (pymongo), with a fixed seed so that the test knows
-// what it did. It prints how many operations of each kind it ran.
-const appScript = `
-import json, random, sys
-from pymongo import MongoClient
-
-client = MongoClient(sys.argv[1], serverSelectionTimeoutMS=30000)
-orders = client["shopapp"]["orders"]
-rng = random.Random(7)
-statuses = ["new", "paid", "sent"]
-counts = {"insert": 0, "findOne": 0, "find": 0, "updateOne": 0, "deleteOne": 0, "aggregate": 0}
-
-orders.insert_many([{"_id": i, "customer": "c%d" % (i % 20), "status": rng.choice(statuses),
-                     "qty": rng.randint(1, 50)} for i in range(200)])
-counts["insert"] += 1
-
-for i in range(300):
-    r = rng.random()
-    if r < 0.4:
-        orders.find_one({"_id": rng.randrange(200)})
-        counts["findOne"] += 1
-    elif r < 0.65:
-        list(orders.find({"status": rng.choice(statuses), "qty": {"$gt": rng.randint(1, 40)}},
-                         {"_id": 0, "qty": 1, "status": 1}).sort("qty", -1).limit(10))
-        counts["find"] += 1
-    elif r < 0.85:
-        orders.update_one({"_id": rng.randrange(200)}, {"$inc": {"qty": 1}})
-        counts["updateOne"] += 1
-    elif r < 0.9:
-        orders.delete_one({"_id": 1000 + i})
-        counts["deleteOne"] += 1
-    else:
-        list(orders.aggregate([{"$match": {"status": rng.choice(statuses)}},
-                               {"$group": {"_id": "$customer", "total": {"$sum": "$qty"}}},
-                               {"$sort": {"total": -1}}, {"$limit": 5}]))
-        counts["aggregate"] += 1
-
-client.close()
-print(json.dumps(counts))
-`
+// what it did. It prints how many operations of each kind it ran. The same
+// file is the application of scripts/capture-fidelity.
+const appScript = "../../scripts/capture-app.py"
 
 // pymongoPython returns the Python of the installed python-pymongo client
 // stack (its own venv, with the pymongo version mongobench pins), skipping
@@ -117,12 +81,7 @@ func TestRecordPythonApplication(t *testing.T) {
 
 	waitFor(t, time.Minute, "the proxy's connection string", func() bool { return strings.Contains(r.stdout.String(), listen) })
 
-	script := filepath.Join(dir, "app.py")
-	if err := os.WriteFile(script, []byte(appScript), 0o600); err != nil {
-		t.Fatal(err)
-	}
-
-	cmd := exec.CommandContext(ctx, python, script, strings.TrimSpace(r.stdout.String()))
+	cmd := exec.CommandContext(ctx, python, appScript, strings.TrimSpace(r.stdout.String()))
 	cmd.Stderr = os.Stderr
 
 	stdout, err := cmd.Output()
