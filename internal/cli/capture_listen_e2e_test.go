@@ -150,7 +150,7 @@ func TestRecordPythonApplication(t *testing.T) {
 		names = append(names, e.Name())
 	}
 
-	if strings.Join(names, " ") != "app.log app.py app.yaml" {
-		t.Errorf("the directory holds %v, want app.log, app.py and app.yaml", names)
+	if strings.Join(names, " ") != "app.log app.shapes.json app.yaml" {
+		t.Errorf("the directory holds %v, want app.log, app.shapes.json and app.yaml", names)
 	}
 }
