@@ -53,7 +53,7 @@ func newCaptureCommand(st *State) *cobra.Command {
 
 	c := &cobra.Command{
 		Use:   "capture LOG... -o WORKLOAD.yaml | capture --profile URI [--db NAME] -o WORKLOAD.yaml | capture --fidelity RESULTS.json [WORKLOAD.shapes.json]",
-		Short: "Turn mongod logs into a workload file",
+		Short: "Turn mongod logs, the profiler or an application's traffic (--upstream) into a workload file",
 		Long: `capture reads mongod's JSON logs (logv2, MongoDB 4.4 and later; plain or
 gzip-compressed), groups their "Slow query" entries by query shape (the
 fields and operators, values removed), prints the shape table (count, share,
