@@ -131,7 +131,7 @@ operations:
 	}
 }
 
-// TestCompareOperationsRanksMixes runs a weighted mix of two reads of 200
+// TestCompareOperationsRanksMixes runs a weighted mix of two reads of 20
 // documents (one that decodes nothing, one that decodes into maps) on the
 // wiretest server: without run.compare_operations the mix is not ranked;
 // with it, a comparison of six rounds ends with the two reads ranked per
@@ -139,7 +139,7 @@ operations:
 // interval, as the stacks studies rank the two sides of a query tweak
 // through a client stack that runs no sequences.
 func TestCompareOperationsRanksMixes(t *testing.T) {
-	srv, err := wiretest.Start(wiretest.Config{FindDocs: 200})
+	srv, err := wiretest.Start(wiretest.Config{FindDocs: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
