@@ -14,19 +14,21 @@ import (
 	"github.com/mongobench/mongobench/internal/results/result"
 )
 
-// TestCaptureRunsEmbedded captures the log fixture as a closed loop and
-// runs the workload on the embedded default server: each shape that can run
-// is an operation of the run phase, and no operation fails.
-func TestCaptureRunsEmbedded(t *testing.T) {
-	dir := t.TempDir()
-	w := filepath.Join(dir, "shop.yaml")
+// captureAndRun captures the log fixture with the given capture flags into
+// a workload, runs it on the embedded default server and reads its
+// results: the results file's path and the results.
+func captureAndRun(t *testing.T, flags ...string) (string, *result.Result) {
+	t.Helper()
 
-	if code, _, stderr := runMain(t, "capture", captureFixture, "-o", w, "--closed-loop", "--duration", "3s", "--load-documents", "200"); code != ExitOK {
+	dir := t.TempDir()
+	workloadPath := filepath.Join(dir, "shop.yaml")
+
+	if code, _, stderr := runMain(t, append([]string{"capture", captureFixture, "-o", workloadPath}, flags...)...); code != ExitOK {
 		t.Fatalf("capture: exit %d\n%s", code, stderr)
 	}
 
 	out := filepath.Join(dir, "res.json")
-	if code, _, stderr := runMain(t, "run", w, "-o", out, "--quiet"); code != ExitOK {
+	if code, _, stderr := runMain(t, "run", workloadPath, "-o", out, "--quiet"); code != ExitOK {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 
@@ -34,6 +36,15 @@ func TestCaptureRunsEmbedded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+
+	return out, res
+}
+
+// TestCaptureRunsEmbedded captures the log fixture as a closed loop and
+// runs the workload on the embedded default server: each shape that can run
+// is an operation of the run phase, and no operation fails.
+func TestCaptureRunsEmbedded(t *testing.T) {
+	out, res := captureAndRun(t, "--closed-loop", "--duration", "3s", "--load-documents", "200")
 
 	ran := 0
 
@@ -96,22 +107,7 @@ func TestCaptureRunsEmbedded(t *testing.T) {
 // the 32 operations of the timeline, so the fidelity report finds the
 // captured mix exactly.
 func TestCaptureReplayEmbedded(t *testing.T) {
-	dir := t.TempDir()
-	w := filepath.Join(dir, "shop.yaml")
-
-	if code, _, stderr := runMain(t, "capture", captureFixture, "-o", w, "--replay", "--speed", "5", "--load-documents", "200"); code != ExitOK {
-		t.Fatalf("capture: exit %d\n%s", code, stderr)
-	}
-
-	out := filepath.Join(dir, "res.json")
-	if code, _, stderr := runMain(t, "run", w, "-o", out, "--quiet"); code != ExitOK {
-		t.Fatalf("run: exit %d\n%s", code, stderr)
-	}
-
-	res, err := result.Read(context.Background(), out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, res := captureAndRun(t, "--replay", "--speed", "5", "--load-documents", "200")
 
 	ph := res.MainPhase()
 
