@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/mongobench/mongobench/internal/base/alarm"
 	"github.com/mongobench/mongobench/internal/engine/client"
 	"github.com/mongobench/mongobench/internal/engine/op"
 	"github.com/mongobench/mongobench/internal/engine/schedule"
@@ -63,6 +64,26 @@ type Engine struct {
 	// keep in memory (see metrics.Registry.Retain); 0 keeps them all. A
 	// run with a Sink keeps only a few: the sink has the others.
 	KeepIntervals int
+
+	// NewAlarm makes the wake-up an open-loop scheduler uses for the last
+	// fineWait before a due time. Its lateness is in every response time
+	// measured from the due time, and the runtime's timers are up to a
+	// millisecond late on Linux (package alarm), so runs pass alarm.New.
+	// Nil uses the runtime's timers: the only ones testing/synctest's fake
+	// clock moves.
+	NewAlarm func() (alarm.Alarm, error)
+}
+
+// fineAlarm is the scheduler's precise wake-up: NewAlarm's, or the
+// runtime's timers when there is none or it could not be made.
+func (e *Engine) fineAlarm() alarm.Alarm {
+	if e.NewAlarm != nil {
+		if a, err := e.NewAlarm(); err == nil {
+			return a
+		}
+	}
+
+	return alarm.NewTimer()
 }
 
 func (e *Engine) observer() Observer {

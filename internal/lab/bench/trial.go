@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/mongobench/mongobench/internal/base/alarm"
 	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/engine/client"
 	"github.com/mongobench/mongobench/internal/engine/errkind"
@@ -114,6 +115,7 @@ func (r *run) executeTrial(ctx context.Context, tgt *openedTarget, info targets.
 		Timeout:    spec.Run.Timeout.D(),
 
 		Unreachable: tgt.selection,
+		NewAlarm:    alarm.New,
 	}
 
 	if r.hooks.Observer != nil {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mongobench/mongobench/internal/base/alarm"
 )
 
 // defaultAddr keeps the server off the network and lets the kernel pick a
@@ -103,7 +105,7 @@ type Server struct {
 	// wake releases held replies at their deadlines, and wakeAlarm is the
 	// alarm it sleeps on, closed by Close to stop it.
 	wake      *wakeups
-	wakeAlarm alarm
+	wakeAlarm alarm.Alarm
 
 	// done is closed by Close to release replies being held.
 	done      chan struct{}
@@ -200,10 +202,10 @@ func Start(cfg Config) (*Server, error) {
 
 	// Without the precise alarm (a sandbox that forbids timerfd, say) the
 	// server still works, with Go's timers' resolution.
-	wakeAlarm, err := newPlatformAlarm()
+	wakeAlarm, err := alarm.New()
 	if err != nil {
 		logger.Warn("wiretest: reply delays fall back to Go's timers", "err", err)
-		wakeAlarm = newTimerAlarm()
+		wakeAlarm = alarm.NewTimer()
 	}
 
 	ln, err := net.Listen("tcp", addr)

@@ -5,18 +5,15 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/base/alarm"
 )
 
-// Why held replies are not released by time.Timer: on Linux the Go runtime
-// waits for its next timer in epoll_wait, whose timeout is whole
-// milliseconds, rounded up when under one. An otherwise idle process
-// therefore oversleeps a sub-millisecond timer to about 1 ms and a 1.2 ms
-// timer to about 2 ms (1 ms, then 1 ms more for the remaining 0.2 ms), which
-// made `testserver --delay 1200us` answer in 2.2 ms. The server instead
-// releases held replies from one scheduler goroutine, the wakeups below,
-// that sleeps on an alarm with the kernel's own resolution (a timerfd on
-// Linux, woken through the same poller as the sockets) and wakes the
-// replies in deadline order.
+// Why held replies are not released by time.Timer: see package alarm. The
+// server releases held replies from one scheduler goroutine, the wakeups
+// below, that sleeps on an alarm with the kernel's own resolution (a
+// timerfd on Linux, woken through the same poller as the sockets) and
+// wakes the replies in deadline order.
 //
 // Waking a thread that slept a long time still costs the kernel tens of
 // microseconds on a busy machine (50-90 µs measured on a loaded 2-core
@@ -32,24 +29,6 @@ const (
 	spinLead  = 100 * time.Microsecond
 )
 
-// alarm is what the wakeups scheduler sleeps on. Rings may be early or
-// spurious (the scheduler checks the clock after every ring and sets the
-// alarm again for what remains), but a setting must never be lost: a Set
-// made before or during a Wait makes that Wait, or the next one, return.
-type alarm interface {
-	// Set makes the alarm ring once, d from now, replacing any earlier
-	// setting; d <= 0 rings at once. It is called while another goroutine
-	// may be in Wait. On a closed alarm it does nothing.
-	Set(d time.Duration)
-
-	// Wait blocks until the alarm rings, and reports false once the alarm
-	// is closed.
-	Wait() bool
-
-	// Close makes Wait return false, now and from then on.
-	Close() error
-}
-
 // wakeups releases held replies at their deadlines. Holders register a
 // deadline with at and wait on the channel it returns; one goroutine (run)
 // sleeps on the alarm until the earliest deadline (or spinLead before it,
@@ -60,7 +39,7 @@ type alarm interface {
 // the alarm does, so a reply is never sent early.
 type wakeups struct {
 	now   func() time.Time
-	alarm alarm
+	alarm alarm.Alarm
 
 	// lead is how early a wait of at least spinAfter ends, to be spun out;
 	// zero never spins, which tests on synctest's fake clock need (a
@@ -76,7 +55,7 @@ type wakeups struct {
 // newWakeups returns a scheduler reading time from now and sleeping on a,
 // that spins out the last lead of long waits (zero for none); the caller
 // runs its run method in a goroutine and closes a to stop it.
-func newWakeups(now func() time.Time, a alarm, lead time.Duration) *wakeups {
+func newWakeups(now func() time.Time, a alarm.Alarm, lead time.Duration) *wakeups {
 	return &wakeups{now: now, alarm: a, lead: lead}
 }
 
@@ -196,46 +175,4 @@ func (d *deadlines) Pop() any {
 	*d = old[:n-1]
 
 	return w
-}
-
-// timerAlarm is the portable alarm, on a time.Timer. It has the Go runtime's
-// timer resolution (see above), so it serves platforms without a finer one
-// and the tests, where testing/synctest's fake clock drives it.
-type timerAlarm struct {
-	timer  *time.Timer
-	closed chan struct{}
-	once   sync.Once
-}
-
-// newTimerAlarm returns an unset timerAlarm.
-func newTimerAlarm() *timerAlarm {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-
-	return &timerAlarm{timer: t, closed: make(chan struct{})}
-}
-
-// Set resets the timer. Since Go 1.23 a reset timer delivers no stale tick.
-func (a *timerAlarm) Set(d time.Duration) {
-	a.timer.Reset(d)
-}
-
-// Wait waits for the timer or Close.
-func (a *timerAlarm) Wait() bool {
-	select {
-	case <-a.timer.C:
-		return true
-	case <-a.closed:
-		return false
-	}
-}
-
-// Close stops the timer and ends every Wait.
-func (a *timerAlarm) Close() error {
-	a.once.Do(func() {
-		a.timer.Stop()
-		close(a.closed)
-	})
-
-	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/base/alarm"
 )
 
 // recordingAlarm wraps the portable alarm and records every duration the
@@ -15,7 +17,7 @@ import (
 // wake. With early set, the alarm rings after half the requested time,
 // standing in for an alarm that rings early or spuriously.
 type recordingAlarm struct {
-	inner *timerAlarm
+	inner *alarm.Timer
 	early bool
 
 	mu   sync.Mutex
@@ -49,7 +51,7 @@ func (a *recordingAlarm) requested() []time.Duration {
 func startWakeups(t *testing.T, early bool) (*wakeups, *recordingAlarm) {
 	t.Helper()
 
-	a := &recordingAlarm{inner: newTimerAlarm(), early: early}
+	a := &recordingAlarm{inner: alarm.NewTimer(), early: early}
 	w := newWakeups(time.Now, a, 0)
 	done := make(chan struct{})
 
@@ -510,56 +512,6 @@ func TestWakeupsSpuriousEarlyRingDoesNotSpin(t *testing.T) {
 	}
 }
 
-// TestPlatformAlarm is a real-clock sanity check of the platform
-// alarm: it must not ring before the time it was set for (being late is
-// the machine's business and not checked), a later Set must replace an
-// earlier one, and Close must end a Wait in progress.
-func TestPlatformAlarm(t *testing.T) {
-	a, err := newPlatformAlarm()
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	for _, d := range holdDelays {
-		start := time.Now()
-		a.Set(d)
-
-		if !a.Wait() {
-			t.Fatal("Wait reported the alarm closed")
-		}
-
-		if got := time.Since(start); got < d {
-			t.Errorf("alarm set for %v rang after %v", d, got)
-		}
-	}
-
-	// A Set replaces the earlier setting: an hour, replaced by a
-	// millisecond, rings (the test would hang until its timeout
-	// otherwise).
-	a.Set(time.Hour)
-	a.Set(time.Millisecond)
-
-	if !a.Wait() {
-		t.Fatal("Wait reported the alarm closed")
-	}
-
-	a.Set(time.Hour)
-
-	waited := make(chan bool)
-
-	go func() { waited <- a.Wait() }()
-
-	if err := a.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-
-	if <-waited {
-		t.Error("Wait interrupted by Close reported a ring")
-	}
-
-	a.Set(time.Millisecond) // on a closed alarm: does nothing, must not panic
-}
-
 // BenchmarkWakeupsAccuracy measures, on the real clock and the platform
 // alarm, how late the scheduler releases held replies: for each delay, 8
 // goroutines hold one reply at a time, and the lateness of each release
@@ -575,7 +527,7 @@ func BenchmarkWakeupsAccuracy(b *testing.B) {
 		lead time.Duration
 	}{{"spin", spinLead}, {"nospin", 0}} {
 		b.Run(mode.name, func(b *testing.B) {
-			a, err := newPlatformAlarm()
+			a, err := alarm.New()
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package wiretest
+package alarm
 
 import (
 	"errors"
@@ -18,17 +18,17 @@ type timerfdAlarm struct {
 	f *os.File
 }
 
-// newPlatformAlarm returns the most precise alarm the platform offers.
-func newPlatformAlarm() (alarm, error) {
+// newPlatform returns the timerfd alarm.
+func newPlatform() (Alarm, error) {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
-		return nil, fmt.Errorf("wiretest: timerfd_create: %w", err)
+		return nil, fmt.Errorf("alarm: timerfd_create: %w", err)
 	}
 
 	// A non-blocking descriptor makes os.NewFile register it with the
 	// runtime poller, so Read parks instead of blocking a thread, and
 	// Close interrupts it.
-	return &timerfdAlarm{f: os.NewFile(uintptr(fd), "wiretest-timerfd")}, nil
+	return &timerfdAlarm{f: os.NewFile(uintptr(fd), "alarm-timerfd")}, nil
 }
 
 // Set arms the timer relative to now. A zero it_value would disarm it, so
