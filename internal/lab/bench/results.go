@@ -117,6 +117,7 @@ func convertSchedule(st *runner.ScheduleStats, slots int) *result.Schedule {
 		MaxInFlight:       slots,
 		MaxWaitUS:         micros(st.MaxWait),
 		MaxSchedulerLagUS: micros(st.MaxSchedulerLag),
+		ClientLagUS:       micros(st.ClientLag),
 		Warning:           st.Warning,
 	}
 }

@@ -55,10 +55,12 @@ type Observation struct {
 // (its CPU; or the achieved rate fell short with operations never started
 // while its scheduler, not a busy slot, made them late); the achieved rate
 // fell short of the offered one (operations were started but the server
-// did not finish them); the scheduler's longest lag reached a quarter of a
-// broken latency limit, so that it may explain it (a step that met its
-// objectives despite a late scheduler passes); an error-rate objective
-// failed; a latency objective failed.
+// did not finish them); the scheduler made operations late for want of CPU
+// and their mean lag is a quarter or more of a broken latency objective's
+// measured value, so that lateness explains a share of the latency that
+// matters (a step that met its objectives despite a late scheduler passes;
+// a busy server that also makes a few operations late is still judged on
+// its latency); an error-rate objective failed; a latency objective failed.
 func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 	st := result.CapacityStep{
 		Kind: kind, OfferedRate: o.Offered, Workers: o.Workers, DurationS: o.DurationS, ClientCPU: o.ClientCPU,
@@ -83,7 +85,7 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 
 	var latency, errs []string
 
-	tightest := 0.0 // the lowest limit of a failed latency objective, µs
+	worst := 0.0 // the highest measured value of a failed latency objective, µs
 
 	for _, s := range slos {
 		v := s.Measure(o.Ops, o.DurationS)
@@ -97,9 +99,7 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 		if s.Condition.Metric.Latency() {
 			latency = append(latency, what)
 
-			if tightest == 0 || s.Condition.Limit < tightest {
-				tightest = s.Condition.Limit
-			}
+			worst = max(worst, v.Measured)
 		} else {
 			errs = append(errs, what)
 		}
@@ -131,10 +131,10 @@ func Judge(kind string, o Observation, slos []SLO) result.CapacityStep {
 		if o.Schedule != nil && (o.Schedule.Dropped > 0 || o.Schedule.Pending > 0) {
 			st.Why += fmt.Sprintf("; %d dropped, %d still waiting at the end", o.Schedule.Dropped, o.Schedule.Pending)
 		}
-	case clientLate(o.Schedule) && lagMatters(o.Schedule, tightest):
+	case clientLate(o.Schedule) && lagExplains(o.Schedule, worst):
 		st.Cause = CauseClient
-		st.Why = fmt.Sprintf("mongobench's scheduler started %d of %d operations late (up to %s) for want of CPU, not of a free slot: the client, not the server, is the limit",
-			o.Schedule.LateForClient, o.Schedule.Scheduled, units.Micros(o.Schedule.MaxSchedulerLagUS))
+		st.Why = fmt.Sprintf("mongobench's scheduler started %d of %d operations late (by %s on average, up to %s) for want of CPU, not of a free slot: the client, not the server, is the limit",
+			o.Schedule.LateForClient, o.Schedule.Scheduled, units.Micros(meanLag(o.Schedule)), units.Micros(o.Schedule.MaxSchedulerLagUS))
 	case len(errs) > 0:
 		st.Cause = CauseErrors
 		st.Why = strings.Join(append(errs, latency...), "; ")
@@ -158,15 +158,28 @@ func clientLate(s *result.Schedule) bool {
 	return s != nil && s.Scheduled > 0 && float64(s.LateForClient) >= lateShare*float64(s.Scheduled) && s.LateForClient > s.LateForSlot
 }
 
-// lagShare is the share of a latency limit the scheduler's longest lag
-// must reach to explain a broken latency objective: a client a millisecond
-// late on a busy machine does not break a 100 ms objective.
+// lagShare is the share of a broken latency objective's measured value
+// that the late operations' mean lag must reach to explain it: a client a
+// millisecond late on a busy machine does not explain a 10 ms p99.
 const lagShare = 0.25
 
-// lagMatters tells whether the scheduler's lag could explain a latency
-// objective broken at limit µs (0: none broke).
-func lagMatters(s *result.Schedule, limit float64) bool {
-	return limit > 0 && s.MaxSchedulerLagUS >= lagShare*limit
+// lagExplains tells whether the scheduler's lateness explains a latency
+// objective measured at worst µs (0: none broke). It judges by the late
+// operations' mean lag, the share of their latency that lateness accounts
+// for, not by the longest lag: one stall of the client's process makes one
+// long lag while the server's own slowness makes the tail.
+func lagExplains(s *result.Schedule, worst float64) bool {
+	return worst > 0 && meanLag(s) >= lagShare*worst
+}
+
+// meanLag is the mean time the late operations waited on the scheduler,
+// µs.
+func meanLag(s *result.Schedule) float64 {
+	if s == nil || s.Late == 0 {
+		return 0
+	}
+
+	return s.ClientLagUS / float64(s.Late)
 }
 
 // certain tells whether every objective of a step was judged beyond its

@@ -51,14 +51,15 @@ func (o SearchOptions) Check() error {
 }
 
 // confirmations bounds the confirmation runs: a confirmation that fails
-// makes the next lower passing rate the candidate, once more.
+// reopens the bisection below its rate, once more.
 const confirmations = 2
 
 // Search finds the highest rate that meets the SLO: it grows the rate by
 // Growth from Start while steps pass, then bisects between the highest
 // passing and the lowest failing rate until they are Resolution apart
 // (when nothing passes, it divides by Growth until something does, down to
-// Start/Growth⁴), then confirms the candidate with a run of its own. A
+// Start/Growth⁴), then confirms the candidate with a run of its own (a
+// failed confirmation reopens the bisection below it, once). A
 // step the client limited ends the search at once: its rate says nothing
 // about the server. The returned Capacity holds every step.
 func Search(ctx context.Context, o SearchOptions, step StepFunc) (*result.Capacity, error) {
@@ -145,24 +146,16 @@ func (s *search) run(ctx context.Context) error {
 		}
 	}
 
-	// Bisect.
-	for s.lo > 0 && s.hi > 0 && (s.hi-s.lo) > s.opts.Resolution*s.lo && s.budget() {
-		r := (s.lo + s.hi) / 2
-
-		st, err := s.try(ctx, result.CapacityStepRate, r)
-		if err != nil || s.client {
+	// Bisect, then confirm. A confirmation that fails is one more failing
+	// step at that rate: near the capacity a step passes or fails by the
+	// noise of the measurement, so the search bisects again below it,
+	// between the next lower passing rate and this one, and confirms the
+	// new candidate, rather than falling back to a rate far below.
+	for range confirmations {
+		if err := s.bisect(ctx); err != nil || s.client {
 			return err
 		}
 
-		if st.Passed {
-			s.lo = r
-		} else {
-			s.hi = r
-		}
-	}
-
-	// Confirm; a failed confirmation falls back to the next lower pass.
-	for range confirmations {
 		if s.lo == 0 || len(s.capa.Steps) >= s.opts.MaxSteps {
 			return nil
 		}
@@ -178,6 +171,28 @@ func (s *search) run(ctx context.Context) error {
 		}
 
 		s.hi, s.lo = s.lo, s.passBelow(s.lo)
+	}
+
+	return nil
+}
+
+// bisect halves the interval between the highest passing and the lowest
+// failing rate until they are Resolution apart, leaving a step of the
+// budget to confirm.
+func (s *search) bisect(ctx context.Context) error {
+	for s.lo > 0 && s.hi > 0 && (s.hi-s.lo) > s.opts.Resolution*s.lo && s.budget() {
+		r := (s.lo + s.hi) / 2
+
+		st, err := s.try(ctx, result.CapacityStepRate, r)
+		if err != nil || s.client {
+			return err
+		}
+
+		if st.Passed {
+			s.lo = r
+		} else {
+			s.hi = r
+		}
 	}
 
 	return nil

@@ -89,6 +89,52 @@ func TestSearchFindsTheSimulatedCapacity(t *testing.T) {
 	}
 }
 
+// TestSearchRebisectsBelowAFailedConfirmation: near the capacity a step
+// passes or fails by noise. Here the first confirmation of the candidate
+// fails (as the acceptance test's did at 800 ops/s); the search must go on
+// just below it, not fall back to the coarse step it grew from (400).
+func TestSearchRebisectsBelowAFailedConfirmation(t *testing.T) {
+	slos := []SLO{mustSLO(t, "p99 < 10ms")}
+	failed := false
+
+	// The SLO holds up to 810 ops/s, so growing from 400 passes at 400
+	// and 800 only, and every bisection step above 800 fails.
+	step := func(_ context.Context, kind string, rate float64) (result.CapacityStep, error) {
+		lat := 9 * time.Millisecond
+		if rate > 810 || (kind == result.CapacityStepConfirm && !failed) {
+			failed = failed || kind == result.CapacityStepConfirm
+			lat = 11 * time.Millisecond
+		}
+
+		return Judge(kind, observe(t, rate, 2, lat, 0), slos), nil
+	}
+
+	c, err := Search(context.Background(), SearchOptions{Start: 400, Max: 1e4, Growth: 2, Resolution: 0.05, MaxSteps: 14}, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !failed || !c.Confirmed {
+		t.Fatalf("failed confirmation seen %v, confirmed %v: %s", failed, c.Confirmed, c.Verdict)
+	}
+
+	// Bisecting 400-800 again ends within 5% below 800.
+	if c.MaxRate < 760 || c.MaxRate >= 800 {
+		t.Errorf("max rate %.1f after a failed confirmation at 800, want within 5%% below it: %s", c.MaxRate, c.Verdict)
+	}
+
+	confirms := 0
+	for _, st := range c.Steps {
+		if st.Kind == result.CapacityStepConfirm {
+			confirms++
+		}
+	}
+
+	if confirms != 2 || len(c.Steps) > 14 {
+		t.Errorf("%d confirmations in %d steps, want 2 within 14", confirms, len(c.Steps))
+	}
+}
+
 func TestSearchComesDownWhenTheStartBreaks(t *testing.T) {
 	slos := []SLO{mustSLO(t, "p99 < 10ms")}
 
@@ -177,7 +223,7 @@ func TestJudgeCauses(t *testing.T) {
 		}(), ""},
 		{"late and broke", func() Observation {
 			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
-			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 5000}
+			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 12000, ClientLagUS: 500 * 8000}
 			return o
 		}(), CauseClient},
 		{"short, started, late", func() Observation {
@@ -200,7 +246,16 @@ func TestJudgeCauses(t *testing.T) {
 		}(), CauseClient},
 		{"a little late and broke", func() Observation {
 			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
-			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 1500}
+			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 500, LateForClient: 500, MaxSchedulerLagUS: 1500, ClientLagUS: 500 * 1500}
+			return o
+		}(), CauseLatency},
+		{"one long hiccup and broke", func() Observation {
+			// A busy server past its limit while the client's process
+			// stalled once: 7% of operations a little late, one by 9 ms.
+			// The lateness explains a twentieth of the tail, not the
+			// broken p99 (the judgment the longest lag alone got wrong).
+			o := observe(t, 1000, 2, 20*time.Millisecond, 0)
+			o.Schedule = &result.Schedule{Scheduled: 2000, Late: 140, LateForClient: 140, MaxSchedulerLagUS: 9000, ClientLagUS: 140 * 1300}
 			return o
 		}(), CauseLatency},
 	}

@@ -316,6 +316,7 @@ func mergeSchedules(parts []part, of func(*result.Phase) *result.Schedule) *resu
 		out.MaxInFlight += s.MaxInFlight
 		out.MaxWaitUS = max(out.MaxWaitUS, s.MaxWaitUS)
 		out.MaxSchedulerLagUS = max(out.MaxSchedulerLagUS, s.MaxSchedulerLagUS)
+		out.ClientLagUS += s.ClientLagUS
 
 		if s.Warning != "" && out.Warning == "" {
 			out.Warning = s.Warning

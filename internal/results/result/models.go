@@ -30,6 +30,11 @@ type Schedule struct {
 	// MaxSchedulerLagUS is the longest the scheduler itself woke up late;
 	// large values mean the client was saturated.
 	MaxSchedulerLagUS float64 `json:"max_scheduler_lag_us"`
+	// ClientLagUS adds up, over the late operations, the time the
+	// scheduler took to hand them out: with Late, the mean lag, which says
+	// how much of their response times the client's lateness explains
+	// (the longest lag alone may be one hiccup).
+	ClientLagUS float64 `json:"client_lag_us,omitempty"`
 	// Warning names the likely cause when the schedule was not kept.
 	Warning string `json:"warning,omitempty"`
 }
