@@ -46,21 +46,30 @@ type ShapeEntry struct {
 	// Text is the shape: fields and operators, values replaced by ?.
 	Text  string `json:"text"`
 	Count int64  `json:"count"`
+	// Loaded are the shape's operations that became the workload's load
+	// step (inserts before any other operation), not operations of its
+	// mix: the mix's share is of Count - Loaded.
+	Loaded int64 `json:"loaded,omitempty"`
 	// P50MS and P99MS are the server's time from the source
 	// (durationMillis, whole milliseconds), nearest-rank percentiles.
 	P50MS int64 `json:"p50_ms"`
 	P99MS int64 `json:"p99_ms"`
 }
 
-func (c *Capture) shapeFile(meta Meta, data []byte, names map[*Shape]string) *ShapeFile {
+func (c *Capture) shapeFile(meta Meta, data []byte, names map[*Shape]string, lead bool) *ShapeFile {
 	sum := sha256.Sum256(data)
 	sf := &ShapeFile{Format: ShapeFormat, Workload: meta.Name, WorkloadSHA256: hex.EncodeToString(sum[:]), Sources: meta.Sources}
 
 	for _, s := range c.Shapes() {
-		sf.Shapes = append(sf.Shapes, ShapeEntry{
+		e := ShapeEntry{
 			ID: s.ID, Operation: names[s], Text: s.Text, Count: s.Count,
 			P50MS: s.Percentile(50), P99MS: s.Percentile(99),
-		})
+		}
+		if lead {
+			e.Loaded = s.lead
+		}
+
+		sf.Shapes = append(sf.Shapes, e)
 	}
 
 	return sf
@@ -78,8 +87,8 @@ func ParseShapeFile(path string, data []byte) (*ShapeFile, error) {
 	}
 
 	for i, s := range sf.Shapes {
-		if s.ID == "" || s.Count < 0 {
-			return nil, fmt.Errorf("%s: shapes[%d]: needs an id and a count >= 0", path, i)
+		if s.ID == "" || s.Count < 0 || s.Loaded < 0 || s.Loaded > s.Count {
+			return nil, fmt.Errorf("%s: shapes[%d]: needs an id, a count >= 0 and loaded between 0 and the count", path, i)
 		}
 	}
 
@@ -123,6 +132,8 @@ type Fidelity struct {
 	// Unresolved are the shapes whose captured p50 is 0 ms: the log's
 	// resolution is a millisecond, so no ratio can be formed.
 	Unresolved int
+	// Loaded are the captured inserts that became the load step.
+	Loaded int64
 	// Left are the captured operations of shapes the workload does not
 	// hold; Extra the run's operations no shape names (added after
 	// capture).
@@ -147,14 +158,16 @@ func CompareRun(sf *ShapeFile, run []RunOperation, tolerance float64) (*Fidelity
 	named := map[string]bool{}
 
 	for _, s := range sf.Shapes {
+		f.Loaded += s.Loaded
+
 		if s.Operation == "" {
-			f.Left += s.Count
+			f.Left += s.Count - s.Loaded
 
 			continue
 		}
 
 		named[s.Operation] = true
-		captured += s.Count
+		captured += s.Count - s.Loaded
 
 		if o, ok := byName[s.Operation]; ok {
 			runTotal += o.Issued
@@ -176,7 +189,7 @@ func CompareRun(sf *ShapeFile, run []RunOperation, tolerance float64) (*Fidelity
 			continue
 		}
 
-		row := FidelityRow{ShapeEntry: s, CapturedShare: float64(s.Count) / float64(max(captured, 1))}
+		row := FidelityRow{ShapeEntry: s, CapturedShare: float64(s.Count-s.Loaded) / float64(max(captured, 1))}
 
 		if o, ok := byName[s.Operation]; ok {
 			row.Ran = true
@@ -235,6 +248,10 @@ func (f *Fidelity) Write(w io.Writer) error {
 
 	if f.Unresolved > 0 {
 		fmt.Fprintf(&b, "%d shapes took under 1 ms on the server (0 ms in the log): no ratio.\n", f.Unresolved)
+	}
+
+	if f.Loaded > 0 {
+		fmt.Fprintf(&b, "%d captured inserts ran before any other operation: the workload loads their documents before the run; left out of the shares.\n", f.Loaded)
 	}
 
 	if f.Left > 0 {

@@ -365,8 +365,12 @@ type Shape struct {
 	Count  int64
 	millis map[int64]int64
 	parts  []*part
-	// inserted counts an insert's documents per command.
-	inserted *slot
+	// inserted counts an insert's documents per command; steadyInserted
+	// only of the commands after the load (see Capture.add).
+	inserted, steadyInserted *slot
+	// lead counts the inserts read before any other operation, leadDocs
+	// their documents: the application's load.
+	lead, leadDocs int64
 	// readPref is the first read preference seen.
 	readPref string
 	// writeConcern is the first write concern seen.
@@ -389,7 +393,7 @@ func newShape(r *Record, d description) *Shape {
 	sum := sha256.Sum256([]byte(d.text))
 	s := &Shape{
 		ID: hex.EncodeToString(sum[:4]), Text: d.text, Kind: d.kind, Op: r.Op, DB: r.DB, Coll: r.Coll,
-		millis: map[int64]int64{}, inserted: &slot{},
+		millis: map[int64]int64{}, inserted: &slot{}, steadyInserted: &slot{},
 	}
 
 	for _, pt := range d.parts {
@@ -422,12 +426,19 @@ func newShape(r *Record, d description) *Shape {
 }
 
 // add counts one record of the shape.
-func (s *Shape) add(r *Record, d description) {
+func (s *Shape) add(r *Record, d description, lead bool) {
 	s.Count++
 	s.millis[r.Millis]++
 
 	if r.Op == OpInsert {
 		s.inserted.add(&Value{Kind: KindInt, Int: r.NInserted})
+
+		if lead {
+			s.lead++
+			s.leadDocs += r.NInserted
+		} else {
+			s.steadyInserted.add(&Value{Kind: KindInt, Int: r.NInserted})
+		}
 	}
 
 	if r.Cmd != nil {
