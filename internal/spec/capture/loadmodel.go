@@ -217,5 +217,5 @@ func fmtRate(r float64) string { return strconv.FormatFloat(r, 'g', -1, 64) }
 // holdable is whether the workload can hold the shape as an operation: not
 // an update or delete command whose statements the log does not show.
 func (s *Shape) holdable() bool {
-	return !((s.Op == OpUpdate || s.Op == OpDelete) && (s.Kind == "update" || s.Kind == "delete"))
+	return (s.Op != OpUpdate && s.Op != OpDelete) || (s.Kind != "update" && s.Kind != "delete")
 }

@@ -167,8 +167,10 @@ func TestLoadModelStatementsOfOneCommand(t *testing.T) {
 	end := recs[len(recs)-1].end + 11
 
 	for i := range 3 {
-		recs = append(recs, rec{conn: "conn1", end: end, millis: 3, typ: "update",
-			attrs: fmt.Sprintf(`"command":{"q":{"_id":%d},"u":{"$inc":{"qty":1}},"multi":false,"upsert":false}`, i)})
+		recs = append(recs, rec{
+			conn: "conn1", end: end, millis: 3, typ: "update",
+			attrs: fmt.Sprintf(`"command":{"q":{"_id":%d},"u":{"$inc":{"qty":1}},"multi":false,"upsert":false}`, i),
+		})
 	}
 
 	recs = append(recs, rec{conn: "conn1", end: end, millis: 10, attrs: `"command":{"update":"orders","ordered":true,"$db":"app"}`})
@@ -216,8 +218,10 @@ func insertOf(conn string, end, millis int64, ids ...int) rec {
 		docs[i] = fmt.Sprintf(`{"_id":%d,"status":"s%d","qty":%d}`, id, id%3, id%50)
 	}
 
-	return rec{conn: conn, end: end, millis: millis,
-		attrs: fmt.Sprintf(`"command":{"insert":"orders","documents":[%s],"$db":"app"},"ninserted":%d`, strings.Join(docs, ","), len(ids))}
+	return rec{
+		conn: conn, end: end, millis: millis,
+		attrs: fmt.Sprintf(`"command":{"insert":"orders","documents":[%s],"$db":"app"},"ninserted":%d`, strings.Join(docs, ","), len(ids)),
+	}
 }
 
 func ids(from, n int) []int {
