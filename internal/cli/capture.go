@@ -29,7 +29,7 @@ import (
 type captureFlags struct {
 	out, name, database    string
 	keepValues, includeAdm bool
-	closed                 bool
+	closed, open           bool
 	duration               time.Duration
 	loadDocuments          int64
 	// shapes is the shape file written beside the workload; fidelity a
@@ -77,6 +77,15 @@ database --db (or the URI's) instead of logs: its documents become the same
 operations as the log's entries. The profiler must have been on
 (db.setProfilingLevel(2)) while the application ran; a server without it
 (FerretDB has none) is refused with exit code 2.
+
+The run phase's load model is inferred from the connections: when no
+connection sent an operation before its previous one returned, and the
+connections were busy at least half of the time, a closed loop with one
+worker per connection; else an open loop at the source's arrival rate
+(--closed-loop and --open-loop override; capture prints which and why).
+Inserts read before any other operation are the application's load: their
+documents are loaded before the run (their number is then the default of
+--load-documents for that collection), not operations of the mix.
 
 With --replay the run is instead a replay of the log's timeline, for
 mongoreplay's behaviour: each connection's operations in the order they
@@ -158,8 +167,9 @@ workload the results name, or given as the second argument.`,
 	fl.StringVar(&f.name, "name", "", "the workload's name (default: the output file's name)")
 	fl.StringVar(&f.database, "database", "", "the database the workload owns (default: mongobench_capture_NAME)")
 	fl.DurationVar(&f.duration, "duration", 30*time.Second, "the run phase's duration")
-	fl.BoolVar(&f.closed, "closed-loop", false, "write a closed-loop phase (a worker per connection seen) instead of the log's arrival rate")
-	fl.Int64Var(&f.loadDocuments, "load-documents", 1000, "documents loaded into each collection the operations read, update or delete (0: none)")
+	fl.BoolVar(&f.closed, "closed-loop", false, "write a closed-loop phase (a worker per connection seen), whatever the load model inferred")
+	fl.BoolVar(&f.open, "open-loop", false, "write an open-loop phase at the source's arrival rate, whatever the load model inferred")
+	fl.Int64Var(&f.loadDocuments, "load-documents", 1000, "documents loaded into each collection the operations read, update or delete (0: none); default: the documents the source inserted before any other operation, when it did")
 	// The flag chooses the replay load model, and is named after it.
 	fl.BoolVar(&f.replay, workload.ModelReplay, false, "write the run as a replay of the log's timeline: each connection's operations in order at their times (values still generated)")
 	fl.Float64Var(&f.speed, "speed", 1, "with --replay: how many times faster than recorded to replay (2: twice as fast)")
@@ -194,8 +204,10 @@ func runCapture(ctx context.Context, st *State, logs []string, f *captureFlags, 
 		return badInput("--speed applies to --replay only")
 	case f.replay && (f.speed <= 0 || f.speed > 1000):
 		return badInput("--speed must be > 0 and at most 1000")
-	case f.replay && (f.closed || changed("duration")):
-		return badInput("--replay lasts as long as the log's timeline: --closed-loop and --duration do not apply")
+	case f.closed && f.open:
+		return badInput("--closed-loop and --open-loop: choose one")
+	case f.replay && (f.closed || f.open || changed("duration")):
+		return badInput("--replay lasts as long as the log's timeline: --closed-loop, --open-loop and --duration do not apply")
 	case changed("name") && !regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`).MatchString(f.name):
 		return badInput("--name %q: use letters, digits, _, . and -, starting with a letter or digit", f.name)
 	}
@@ -263,8 +275,8 @@ func runCapture(ctx context.Context, st *State, logs []string, f *captureFlags, 
 	}
 
 	data, shapes, notes, err := c.WorkloadAndShapes(capture.Meta{
-		Name: name, Database: db, Duration: f.duration, Closed: f.closed,
-		LoadDocuments: f.loadDocuments, Sources: sources, Replay: f.replay, Speed: f.speed,
+		Name: name, Database: db, Duration: f.duration, Closed: f.closed, Open: f.open,
+		LoadDocuments: f.loadDocuments, LoadSet: changed("load-documents"), Sources: sources, Replay: f.replay, Speed: f.speed,
 	})
 
 	table := st.Stdout
@@ -282,6 +294,12 @@ func runCapture(ctx context.Context, st *State, logs []string, f *captureFlags, 
 
 	for _, n := range notes {
 		fmt.Fprintln(st.Stderr, "Note: "+n+".")
+	}
+
+	if err == nil && !f.replay {
+		if lm, lerr := c.InferLoadModel(capture.Meta{Closed: f.closed, Open: f.open, Replay: f.replay}); lerr == nil {
+			fmt.Fprintln(st.Stderr, "Load model: "+lm.Why+".")
+		}
 	}
 
 	if err != nil {

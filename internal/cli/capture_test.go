@@ -127,7 +127,8 @@ func TestCaptureFidelityRefusals(t *testing.T) {
 		{[]string{"capture", captureFixture, "--db", "shop", "-o", filepath.Join(dir, "w.yaml")}, "--db and --profile-collection apply to --profile only"},
 		{[]string{"capture", captureFixture, "-o", filepath.Join(dir, "w.yaml"), "--speed", "2"}, "--speed applies to --replay only"},
 		{[]string{"capture", captureFixture, "-o", filepath.Join(dir, "w.yaml"), "--replay", "--speed", "0"}, "--speed must be > 0"},
-		{[]string{"capture", captureFixture, "-o", filepath.Join(dir, "w.yaml"), "--replay", "--closed-loop"}, "--closed-loop and --duration do not apply"},
+		{[]string{"capture", captureFixture, "-o", filepath.Join(dir, "w.yaml"), "--replay", "--closed-loop"}, "--closed-loop, --open-loop and --duration do not apply"},
+		{[]string{"capture", captureFixture, "-o", filepath.Join(dir, "w.yaml"), "--closed-loop", "--open-loop"}, "--closed-loop and --open-loop: choose one"},
 	}
 
 	for _, tc := range cases {

@@ -63,8 +63,11 @@ type Record struct {
 	Coll    string
 	// Cmd is the command, or the statement of an update or delete; nil for
 	// a write command whose statements the log does not show.
-	Cmd       *Value
-	Millis    int64
+	Cmd    *Value
+	Millis int64
+	// Micros is the duration in microseconds when the source gives it
+	// (a recording's durationMicros), else 0.
+	Micros    int64
 	NInserted int64
 }
 
@@ -111,6 +114,14 @@ type Capture struct {
 	conns   map[string]struct{}
 	indexes []Index
 	timed   bool
+	// connStates are the connections' timings, for the load model.
+	connStates map[string]*connState
+	// steady is set by the first operation that is not an insert: inserts
+	// read before it are the load (see add). steadyFirst is the earliest
+	// start of an operation of the steady mix.
+	steady      bool
+	steadyFirst int64
+	steadyTimed bool
 	// timeline holds the operations in reading order when Options.Timeline
 	// is set, at most workload.MaxReplayOperations; cut counts those left
 	// out beyond it, untimed those without a time.
@@ -140,6 +151,8 @@ func New(opts Options) *Capture {
 		pending: map[string]pendingStatement{},
 		shapes:  map[string]*Shape{},
 		conns:   map[string]struct{}{},
+
+		connStates: map[string]*connState{},
 	}
 }
 
@@ -168,7 +181,22 @@ func (c *Capture) add(r *Record) {
 		c.order = append(c.order, s)
 	}
 
-	s.add(r, in)
+	// Inserts read before any other operation (in the log's order, the
+	// order operations ended) are the application's load: they fill the
+	// collection before the steady mix starts (see Capture.leadApplies).
+	if r.Op != OpInsert {
+		c.steady = true
+	}
+
+	lead := !c.steady
+	s.add(r, in, lead)
+	c.track(r, !lead)
+
+	if !lead && r.HasTime {
+		if start := r.Time - r.Millis; !c.steadyTimed || start < c.steadyFirst {
+			c.steadyFirst, c.steadyTimed = start, true
+		}
+	}
 
 	c.stats.Operations++
 	c.stats.Busy += r.Millis

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -46,21 +47,57 @@ type ShapeEntry struct {
 	// Text is the shape: fields and operators, values replaced by ?.
 	Text  string `json:"text"`
 	Count int64  `json:"count"`
+	// Loaded are the shape's operations that became the workload's load
+	// step (inserts before any other operation), not operations of its
+	// mix: the mix's share is of Count - Loaded.
+	Loaded int64 `json:"loaded,omitempty"`
 	// P50MS and P99MS are the server's time from the source
 	// (durationMillis, whole milliseconds), nearest-rank percentiles.
 	P50MS int64 `json:"p50_ms"`
 	P99MS int64 `json:"p99_ms"`
+	// P50US and P99US are the same in microseconds (three significant
+	// digits) when the source gave every operation's time in
+	// microseconds (a recording's durationMicros): whole milliseconds
+	// are truncated, up to a millisecond low, which at a few ms is far
+	// beyond a 25% tolerance. Absent otherwise.
+	P50US int64 `json:"p50_us,omitempty"`
+	P99US int64 `json:"p99_us,omitempty"`
 }
 
-func (c *Capture) shapeFile(meta Meta, data []byte, names map[*Shape]string) *ShapeFile {
+// capturedMS is the captured p-th percentile (50 or 99) in milliseconds:
+// from microseconds when the source had them.
+func (s *ShapeEntry) capturedMS(p int) float64 {
+	ms, us := s.P50MS, s.P50US
+	if p == 99 {
+		ms, us = s.P99MS, s.P99US
+	}
+
+	if us > 0 {
+		return float64(us) / 1000
+	}
+
+	return float64(ms)
+}
+
+func (c *Capture) shapeFile(meta Meta, data []byte, names map[*Shape]string, lead bool) *ShapeFile {
 	sum := sha256.Sum256(data)
 	sf := &ShapeFile{Format: ShapeFormat, Workload: meta.Name, WorkloadSHA256: hex.EncodeToString(sum[:]), Sources: meta.Sources}
 
 	for _, s := range c.Shapes() {
-		sf.Shapes = append(sf.Shapes, ShapeEntry{
+		e := ShapeEntry{
 			ID: s.ID, Operation: names[s], Text: s.Text, Count: s.Count,
 			P50MS: s.Percentile(50), P99MS: s.Percentile(99),
-		})
+		}
+		if lead {
+			e.Loaded = s.lead
+		}
+
+		if us, ok := s.PercentileMicros(50); ok && us > 0 {
+			e.P50US = us
+			e.P99US, _ = s.PercentileMicros(99)
+		}
+
+		sf.Shapes = append(sf.Shapes, e)
 	}
 
 	return sf
@@ -78,8 +115,8 @@ func ParseShapeFile(path string, data []byte) (*ShapeFile, error) {
 	}
 
 	for i, s := range sf.Shapes {
-		if s.ID == "" || s.Count < 0 {
-			return nil, fmt.Errorf("%s: shapes[%d]: needs an id and a count >= 0", path, i)
+		if s.ID == "" || s.Count < 0 || s.Loaded < 0 || s.Loaded > s.Count {
+			return nil, fmt.Errorf("%s: shapes[%d]: needs an id, a count >= 0 and loaded between 0 and the count", path, i)
 		}
 	}
 
@@ -123,6 +160,8 @@ type Fidelity struct {
 	// Unresolved are the shapes whose captured p50 is 0 ms: the log's
 	// resolution is a millisecond, so no ratio can be formed.
 	Unresolved int
+	// Loaded are the captured inserts that became the load step.
+	Loaded int64
 	// Left are the captured operations of shapes the workload does not
 	// hold; Extra the run's operations no shape names (added after
 	// capture).
@@ -147,14 +186,16 @@ func CompareRun(sf *ShapeFile, run []RunOperation, tolerance float64) (*Fidelity
 	named := map[string]bool{}
 
 	for _, s := range sf.Shapes {
+		f.Loaded += s.Loaded
+
 		if s.Operation == "" {
-			f.Left += s.Count
+			f.Left += s.Count - s.Loaded
 
 			continue
 		}
 
 		named[s.Operation] = true
-		captured += s.Count
+		captured += s.Count - s.Loaded
 
 		if o, ok := byName[s.Operation]; ok {
 			runTotal += o.Issued
@@ -176,7 +217,7 @@ func CompareRun(sf *ShapeFile, run []RunOperation, tolerance float64) (*Fidelity
 			continue
 		}
 
-		row := FidelityRow{ShapeEntry: s, CapturedShare: float64(s.Count) / float64(max(captured, 1))}
+		row := FidelityRow{ShapeEntry: s, CapturedShare: float64(s.Count-s.Loaded) / float64(max(captured, 1))}
 
 		if o, ok := byName[s.Operation]; ok {
 			row.Ran = true
@@ -188,12 +229,12 @@ func CompareRun(sf *ShapeFile, run []RunOperation, tolerance float64) (*Fidelity
 
 		switch {
 		case !row.Ran || row.RunP50 == 0:
-		case s.P50MS == 0:
+		case s.capturedMS(50) == 0:
 			f.Unresolved++
 		default:
 			f.Compared++
 
-			if math.Abs(row.RunP50/float64(s.P50MS)-1) <= tolerance/100 {
+			if math.Abs(row.RunP50/s.capturedMS(50)-1) <= tolerance/100 {
 				f.Within++
 			}
 		}
@@ -223,18 +264,22 @@ func (f *Fidelity) Write(w io.Writer) error {
 		if r.Ran {
 			run = fmt.Sprintf("%.1f%%", 100*r.RunShare)
 			p50, p99 = fmt.Sprintf("%.2f", r.RunP50), fmt.Sprintf("%.2f", r.RunP99)
-			r50, r99 = ratio(r.RunP50, r.P50MS), ratio(r.RunP99, r.P99MS)
+			r50, r99 = ratio(r.RunP50, r.capturedMS(50)), ratio(r.RunP99, r.capturedMS(99))
 		}
 
-		fmt.Fprintf(&b, "%-8s  %7.1f%%  %7s  %6s  %8d  %8s  %6s  %8d  %8s  %6s  %s\n",
-			r.ID, 100*r.CapturedShare, run, points, r.P50MS, p50, r50, r.P99MS, p99, r99, r.Operation)
+		fmt.Fprintf(&b, "%-8s  %7.1f%%  %7s  %6s  %8s  %8s  %6s  %8s  %8s  %6s  %s\n",
+			r.ID, 100*r.CapturedShare, run, points, capturedText(r.P50MS, r.P50US), p50, r50, capturedText(r.P99MS, r.P99US), p99, r99, r.Operation)
 	}
 
 	b.WriteString("Shares are of the operations the workload holds; times in ms: captured = the server's time from the source\n" +
-		"(durationMillis, whole ms), run = the client's latency (includes the round trip and the driver).\n")
+		"(durationMillis, whole ms, or a recording's durationMicros), run = the client's latency (includes the round trip and the driver).\n")
 
 	if f.Unresolved > 0 {
 		fmt.Fprintf(&b, "%d shapes took under 1 ms on the server (0 ms in the log): no ratio.\n", f.Unresolved)
+	}
+
+	if f.Loaded > 0 {
+		fmt.Fprintf(&b, "%d captured inserts ran before any other operation: the workload loads their documents before the run; left out of the shares.\n", f.Loaded)
 	}
 
 	if f.Left > 0 {
@@ -252,10 +297,20 @@ func (f *Fidelity) Write(w io.Writer) error {
 	return err
 }
 
-func ratio(run float64, captured int64) string {
+func ratio(run, captured float64) string {
 	if captured <= 0 {
 		return "-"
 	}
 
-	return fmt.Sprintf("%.2f", run/float64(captured))
+	return fmt.Sprintf("%.2f", run/captured)
+}
+
+// capturedText is a captured time: whole milliseconds from a log, or
+// milliseconds with decimals from a recording's microseconds.
+func capturedText(ms, us int64) string {
+	if us > 0 {
+		return fmt.Sprintf("%.2f", float64(us)/1000)
+	}
+
+	return strconv.FormatInt(ms, 10)
 }

@@ -258,6 +258,12 @@ func (c *Capture) slowQuery(e *entry) string {
 		r.Millis = d.Int
 	}
 
+	// A recording's durationMicros (not a mongod field) gives the time
+	// finer than the whole milliseconds, for the load model's busy time.
+	if d, ok := e.attr.Get("durationMicros"); ok && d.Kind == KindInt {
+		r.Micros = d.Int
+	}
+
 	switch typ {
 	case "update", "remove":
 		r.Op = OpUpdate

@@ -3,6 +3,7 @@ package capture
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -364,9 +365,18 @@ type Shape struct {
 	Coll   string
 	Count  int64
 	millis map[int64]int64
+	// micros counts the durations of the operations whose source gave
+	// microseconds (a recording's durationMicros), rounded to three
+	// significant digits so that the map stays small; microN is how many.
+	micros map[int64]int64
+	microN int64
 	parts  []*part
-	// inserted counts an insert's documents per command.
-	inserted *slot
+	// inserted counts an insert's documents per command; steadyInserted
+	// only of the commands after the load (see Capture.add).
+	inserted, steadyInserted *slot
+	// lead counts the inserts read before any other operation, leadDocs
+	// their documents: the application's load.
+	lead, leadDocs int64
 	// readPref is the first read preference seen.
 	readPref string
 	// writeConcern is the first write concern seen.
@@ -389,7 +399,7 @@ func newShape(r *Record, d description) *Shape {
 	sum := sha256.Sum256([]byte(d.text))
 	s := &Shape{
 		ID: hex.EncodeToString(sum[:4]), Text: d.text, Kind: d.kind, Op: r.Op, DB: r.DB, Coll: r.Coll,
-		millis: map[int64]int64{}, inserted: &slot{},
+		millis: map[int64]int64{}, micros: map[int64]int64{}, inserted: &slot{}, steadyInserted: &slot{},
 	}
 
 	for _, pt := range d.parts {
@@ -422,12 +432,24 @@ func newShape(r *Record, d description) *Shape {
 }
 
 // add counts one record of the shape.
-func (s *Shape) add(r *Record, d description) {
+func (s *Shape) add(r *Record, d description, lead bool) {
 	s.Count++
 	s.millis[r.Millis]++
 
+	if r.Micros > 0 {
+		s.micros[sig3Micros(r.Micros)]++
+		s.microN++
+	}
+
 	if r.Op == OpInsert {
 		s.inserted.add(&Value{Kind: KindInt, Int: r.NInserted})
+
+		if lead {
+			s.lead++
+			s.leadDocs += r.NInserted
+		} else {
+			s.steadyInserted.add(&Value{Kind: KindInt, Int: r.NInserted})
+		}
 	}
 
 	if r.Cmd != nil {
@@ -471,16 +493,33 @@ func (s *Shape) add(r *Record, d description) {
 
 // Percentile returns the p-th percentile (nearest rank) of the server's
 // time of the shape's operations, in milliseconds.
-func (s *Shape) Percentile(p float64) int64 {
-	keys := make([]int64, 0, len(s.millis))
-	for k := range s.millis {
+func (s *Shape) Percentile(p float64) int64 { return percentile(s.millis, s.Count, p) }
+
+// PercentileMicros is Percentile in microseconds (to three significant
+// digits), when the source gave every operation of the shape in
+// microseconds; else ok is false. A log's whole milliseconds are
+// truncated: a median of "3 ms" may be 3.9, which matters when it is
+// compared with a run's latency.
+func (s *Shape) PercentileMicros(p float64) (int64, bool) {
+	if s.microN == 0 || s.microN != s.Count {
+		return 0, false
+	}
+
+	return percentile(s.micros, s.Count, p), true
+}
+
+// percentile is the nearest-rank p-th percentile of n values counted by
+// value.
+func percentile(counts map[int64]int64, n int64, p float64) int64 {
+	keys := make([]int64, 0, len(counts))
+	for k := range counts {
 		keys = append(keys, k)
 	}
 
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 
-	rank := int64(p / 100 * float64(s.Count))
-	if float64(rank) < p/100*float64(s.Count) {
+	rank := int64(p / 100 * float64(n))
+	if float64(rank) < p/100*float64(n) {
 		rank++
 	}
 
@@ -488,11 +527,24 @@ func (s *Shape) Percentile(p float64) int64 {
 
 	var seen int64
 	for _, k := range keys {
-		seen += s.millis[k]
+		seen += counts[k]
 		if seen >= rank {
 			return k
 		}
 	}
 
 	return 0
+}
+
+// sig3Micros rounds a duration in microseconds to three significant
+// digits (1% at most): the percentiles need no more, and the count map
+// then holds at most 900 keys per power of ten.
+func sig3Micros(us int64) int64 {
+	if us < 1000 {
+		return us
+	}
+
+	mag := int64(math.Pow(10, math.Floor(math.Log10(float64(us)))-2))
+
+	return (us + mag/2) / mag * mag
 }

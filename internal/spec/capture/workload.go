@@ -20,11 +20,16 @@ type Meta struct {
 	Database string
 	Duration time.Duration
 	// Closed writes a closed-loop phase (one worker per connection seen)
-	// even when the log's timestamps give an arrival rate.
-	Closed bool
+	// and Open an open-loop phase at the source's arrival rate, whatever
+	// the inference (see Capture.InferLoadModel).
+	Closed, Open bool
 	// LoadDocuments is how many documents each collection that is read,
-	// updated or deleted gets before the run (0: none).
+	// updated or deleted gets before the run (0: none), unless the source
+	// shows the collection's load (inserts before any other operation):
+	// then the load is the documents those inserted, unless LoadSet (the
+	// user gave LoadDocuments, which then applies to every collection).
 	LoadDocuments int64
+	LoadSet       bool
 	// Sources are the files read, for the description.
 	Sources []string
 	// Replay writes the run as a replay of the source's timeline (the
@@ -47,20 +52,32 @@ func (c *Capture) Workload(meta Meta) ([]byte, []string, error) {
 // run of that workload.
 func (c *Capture) WorkloadAndShapes(meta Meta) ([]byte, *ShapeFile, []string, error) {
 	g := &gen{keep: c.opts.KeepValues}
-	w := &writer{c: c, g: g, meta: meta, templates: map[string]*yaml.Node{}, names: map[*Shape]string{}}
+	w := &writer{c: c, g: g, meta: meta, templates: map[string]*yaml.Node{}, names: map[*Shape]string{}, loaded: map[string]int64{}}
+	w.lead = c.leadApplies(meta)
 
 	data, notes, err := w.write()
 	if err != nil {
 		return nil, nil, notes, err
 	}
 
-	return data, c.shapeFile(meta, data, w.names), notes, nil
+	return data, c.shapeFile(meta, data, w.names, w.lead), notes, nil
 }
 
+// leadApplies is whether the inserts read before any other operation of
+// the application become the load step instead of operations of the mix:
+// when some other operation followed them (a capture of inserts alone is
+// all mix), and not for a replay, which sends the timeline as it was.
+func (c *Capture) leadApplies(meta Meta) bool { return c.steady && !meta.Replay }
+
 type writer struct {
-	c         *Capture
-	g         *gen
-	meta      Meta
+	c    *Capture
+	g    *gen
+	meta Meta
+	// lead is whether the inserts before any other operation are the
+	// load step (Capture.leadApplies); loaded the documents they
+	// inserted, by collection.
+	lead      bool
+	loaded    map[string]int64
 	templates map[string]*yaml.Node
 	notes     []string
 	// names are the operation names of the shapes written.
@@ -85,9 +102,19 @@ func (w *writer) write() ([]byte, []string, error) {
 		}
 	}
 
-	var skipped int64
+	var skipped, leadOps int64
 
 	for _, s := range shapes {
+		if w.lead && s.lead > 0 {
+			w.loaded[s.Coll] += s.leadDocs
+			leadOps += s.lead
+			addColl(s.Coll)
+
+			if s.lead == s.Count {
+				continue
+			}
+		}
+
 		op := w.operation(s)
 		if op == nil {
 			skipped += s.Count
@@ -111,6 +138,10 @@ func (w *writer) write() ([]byte, []string, error) {
 		ops.Content = append(ops.Content, op)
 		total += s.Count
 
+		if w.lead {
+			total -= s.lead
+		}
+
 		if s.Op != OpCommand {
 			addColl(s.Coll)
 
@@ -123,6 +154,11 @@ func (w *writer) write() ([]byte, []string, error) {
 	if skipped > 0 {
 		w.notes = append(w.notes, fmt.Sprintf("%d update or delete commands whose statements the log does not show are not in the workload "+
 			"(a statement is logged when it is slow itself: capture with slowms 0)", skipped))
+	}
+
+	if leadOps > 0 {
+		w.notes = append(w.notes, fmt.Sprintf("%d inserts (%s) ran before any other operation: they are the load step, not operations of the mix",
+			leadOps, w.loadedText()))
 	}
 
 	if len(ops.Content) == 0 {
@@ -145,12 +181,20 @@ func (w *writer) write() ([]byte, []string, error) {
 		doc.Content = append(doc.Content, str("load"), load)
 	}
 
-	run := w.phase(total)
+	var run *yaml.Node
+
 	if w.meta.Replay {
 		var err error
 		if run, err = w.replayPhase(); err != nil {
 			return nil, w.notes, err
 		}
+	} else {
+		lm, err := w.c.InferLoadModel(w.meta)
+		if err != nil {
+			return nil, w.notes, err
+		}
+
+		run = w.phase(lm)
 	}
 
 	doc.Content = append(doc.Content, str("run"), run, str("operations"), ops)
@@ -198,21 +242,33 @@ func (w *writer) description(total int64, shapes int) string {
 	return fmt.Sprintf("Captured from %d operations in %d shapes by mongobench capture; %s.", total, shapes, values)
 }
 
-// phase writes the run: open loop at the log's arrival rate when its
-// timestamps span a second or more, else (or with Closed) a closed loop
-// with a worker per connection seen.
-func (w *writer) phase(total int64) *yaml.Node {
-	st := w.c.Stats()
-	run := block()
-	span := st.Last - st.First
+// loadedText lists the documents of the load seen, by collection.
+func (w *writer) loadedText() string {
+	colls := make([]string, 0, len(w.loaded))
+	for c := range w.loaded {
+		colls = append(colls, c)
+	}
 
-	if !w.meta.Closed && w.c.timed && span >= 1000 && total >= 2 {
-		rate := sig3(float64(total) / (float64(span) / 1000))
-		run.Content = append(run.Content,
-			str("rate"), str(strconv.FormatFloat(rate, 'g', -1, 64)+"/s"),
-			str("max_in_flight"), intNode(int64(min(max(64, st.Conns), 10000))))
+	sort.Strings(colls)
+
+	parts := make([]string, len(colls))
+	for i, c := range colls {
+		parts[i] = strconv.FormatInt(w.loaded[c], 10) + " documents into " + c
+	}
+
+	return strings.Join(parts, ", ")
+}
+
+// phase writes the run in the load model inferred (Capture.InferLoadModel).
+func (w *writer) phase(lm LoadModel) *yaml.Node {
+	run := block()
+
+	if lm.Closed {
+		run.Content = append(run.Content, str("concurrency"), intNode(int64(lm.Workers)))
 	} else {
-		run.Content = append(run.Content, str("concurrency"), intNode(int64(min(max(1, st.Conns), 10000))))
+		run.Content = append(run.Content,
+			str("rate"), str(fmtRate(lm.Rate)+"/s"),
+			str("max_in_flight"), intNode(int64(lm.MaxInFlight)))
 	}
 
 	d := w.meta.Duration
@@ -280,19 +336,21 @@ func (w *writer) collections(colls []string) *yaml.Node {
 
 func (w *writer) load(colls []string, read map[string]bool) *yaml.Node {
 	out := seq()
-	if w.meta.LoadDocuments <= 0 {
-		return out
-	}
 
 	for _, name := range colls {
-		if !read[name] {
+		n := w.meta.LoadDocuments
+		if seen, ok := w.loaded[name]; ok && !w.meta.LoadSet {
+			n = seen
+		}
+
+		if n <= 0 || (!read[name] && w.loaded[name] == 0) {
 			continue
 		}
 
 		st := block()
 		st.Content = append(st.Content,
 			str("collection"), str(name),
-			str("documents"), intNode(w.meta.LoadDocuments),
+			str("documents"), intNode(n),
 			str("document"), w.document(name))
 		out.Content = append(out.Content, st)
 	}
@@ -490,7 +548,16 @@ func (w *writer) operation(s *Shape) *yaml.Node {
 
 		return op
 	case OpInsert:
+		count := s.Count
 		n := s.inserted.medianInt()
+
+		if w.lead && s.lead > 0 {
+			// The inserts of the load are not the mix's: its weight and
+			// batch are of the inserts after them.
+			count -= s.lead
+			n = s.steadyInserted.medianInt()
+		}
+
 		if n > 1 {
 			kind = opkind.InsertMany
 		} else {
@@ -499,7 +566,7 @@ func (w *writer) operation(s *Shape) *yaml.Node {
 
 		add("op", str(kind))
 		add("collection", str(s.Coll))
-		add("weight", intNode(s.Count))
+		add("weight", intNode(count))
 		add("document", w.document(s.Coll))
 
 		if n > 1 {
@@ -510,7 +577,7 @@ func (w *writer) operation(s *Shape) *yaml.Node {
 
 		return op
 	case OpUpdate, OpDelete:
-		if kind == "update" || kind == "delete" {
+		if !s.holdable() {
 			return nil
 		}
 	case OpFind, OpAggregate, OpCount:

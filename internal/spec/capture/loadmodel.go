@@ -1,0 +1,221 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// connState is what the load model needs of one connection: whether its
+// operations ever overlapped, and how busy it was between its first
+// operation's start and its last one's end.
+type connState struct {
+	// first and lastEnd are milliseconds since the epoch; lastTime is the
+	// log time (the end) of the last record, lastStatement whether that
+	// record was an update or delete statement.
+	first, lastEnd, lastTime int64
+	lastStatement            bool
+	timed                    bool
+	// busyUS is the sum of the operations' durations in microseconds.
+	busyUS int64
+	// overlaps counts operations that started more than overlapSlack
+	// before the previous one on the connection ended.
+	overlaps int64
+	// steady is whether the connection ran an operation of the steady mix
+	// (not only inserts of the load, see Capture.add).
+	steady bool
+}
+
+// overlapSlack is the tolerance of the overlap test, in milliseconds. A
+// log's times and durations are whole milliseconds, truncated: an
+// operation's start computed from them is within a millisecond of the
+// truth either way, and the previous one's end up to a millisecond early,
+// so on a connection whose operations never overlap no computed start is
+// more than a millisecond before the previous end. Overlaps shorter than
+// that are not seen.
+const overlapSlack = 1
+
+// busyShare is the least share of their active time that sequential
+// connections must have been busy for a closed loop: below it, the
+// application thought (or waited for its own users) longer than it waited
+// for the server, and a closed loop, which has no think time in the
+// workload language, would send operations far faster than it did.
+const busyShare = 0.5
+
+// track records one timed operation of a connection for the load model.
+func (c *Capture) track(r *Record, steady bool) {
+	if r.Conn == "" {
+		return
+	}
+
+	cs, ok := c.connStates[r.Conn]
+	if !ok {
+		cs = &connState{}
+		c.connStates[r.Conn] = cs
+	}
+
+	cs.steady = cs.steady || steady
+
+	if !r.HasTime {
+		return
+	}
+
+	us := r.Micros
+	if us <= 0 {
+		us = r.Millis * 1000
+	}
+
+	end := r.Time
+	start := end - r.Millis
+	statement := (r.Op == OpUpdate || r.Op == OpDelete) && r.Cmd != nil
+
+	switch {
+	case !cs.timed:
+		cs.first, cs.lastEnd, cs.timed = start, end, true
+	case statement && cs.lastStatement && end == cs.lastTime:
+		// The statements of one update or delete command, which a
+		// recording proxy writes with the command's end and a share
+		// of its time each: one request, not an overlap.
+	case start < cs.lastEnd-overlapSlack:
+		cs.overlaps++
+	}
+
+	cs.first = min(cs.first, start)
+	cs.lastEnd = max(cs.lastEnd, end)
+	cs.lastTime, cs.lastStatement = end, statement
+	cs.busyUS += us
+}
+
+// LoadModel is the run phase's load model, as capture infers it (or the
+// user chose it).
+type LoadModel struct {
+	// Closed is a closed loop of Workers workers; else an open loop at
+	// Rate operations per second with at most MaxInFlight in flight.
+	Closed      bool
+	Workers     int
+	Rate        float64
+	MaxInFlight int
+	// Why is one line saying which model and why.
+	Why string
+}
+
+// InferLoadModel chooses the run phase's load model from the connections
+// and times the capture saw (or meta's override):
+//
+//   - the source's times span less than a second (or it has none): a closed
+//     loop, one worker per connection, since there is no arrival rate;
+//   - a connection's operations overlapped (pipelined requests, or many
+//     clients multiplexed on one connection): an open loop at the source's
+//     arrival rate, as the arrivals did not wait for replies;
+//   - no connection's operations overlapped, and the connections were busy
+//     at least half of their active time (each is one synchronous client
+//     that sends its next operation when the last returned): a closed
+//     loop with one worker per connection;
+//   - sequential, but idle more than half of the time (think time, which
+//     the workload language cannot express; or a driver's pool serving
+//     requests as they come): an open loop at the arrival rate.
+//
+// meta.Closed and meta.Open override the inference.
+func (c *Capture) InferLoadModel(meta Meta) (LoadModel, error) {
+	st := c.Stats()
+	lead := c.leadApplies(meta)
+
+	var total int64
+
+	for _, s := range c.order {
+		if !s.holdable() {
+			continue
+		}
+
+		total += s.Count
+		if lead {
+			total -= s.lead
+		}
+	}
+
+	first := st.First
+	if lead && c.steadyTimed {
+		first = c.steadyFirst
+	}
+
+	span := st.Last - first
+
+	workers := 0
+	overlapping := 0
+
+	var busyUS, activeMS int64
+
+	for _, cs := range c.connStates {
+		if lead && !cs.steady {
+			continue
+		}
+
+		workers++
+
+		if cs.overlaps > 0 {
+			overlapping++
+		}
+
+		if cs.timed {
+			busyUS += cs.busyUS
+			activeMS += cs.lastEnd - cs.first
+		}
+	}
+
+	workers = min(max(workers, 1), 10000)
+	open := LoadModel{MaxInFlight: min(max(64, workers), 10000)}
+	rated := c.timed && span >= 1000 && total >= 2
+
+	if rated {
+		open.Rate = sig3(float64(total) / (float64(span) / 1000))
+	}
+
+	closed := LoadModel{Closed: true, Workers: workers}
+	busy := 1.0
+
+	if activeMS > 0 {
+		busy = float64(busyUS) / 1000 / float64(activeMS)
+	}
+
+	busyText := strconv.Itoa(int(100*min(busy, 1)+0.5)) + "%"
+
+	switch {
+	case meta.Closed:
+		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): --closed-loop", workers)
+
+		return closed, nil
+	case meta.Open && !rated:
+		return LoadModel{}, errors.New("--open-loop needs an arrival rate, and the source's times span less than a second (or it has none): use --closed-loop")
+	case meta.Open:
+		open.Why = fmt.Sprintf("open loop at %s/s (the source's arrival rate): --open-loop", fmtRate(open.Rate))
+
+		return open, nil
+	case !rated:
+		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): the source's times span less than a second (or it has none), so there is no arrival rate", workers)
+
+		return closed, nil
+	case overlapping > 0:
+		open.Why = fmt.Sprintf("open loop at %s/s (the source's arrival rate): on %d of %d connections an operation started before the previous one returned (pipelined or multiplexed); --closed-loop overrides",
+			fmtRate(open.Rate), overlapping, workers)
+
+		return open, nil
+	case busy < busyShare:
+		open.Why = fmt.Sprintf("open loop at %s/s (the source's arrival rate): the %d connections never overlapped but were busy only %s of the time (think time, which a closed loop would not keep); --closed-loop overrides",
+			fmtRate(open.Rate), workers, busyText)
+
+		return open, nil
+	default:
+		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): on each connection an operation started only after the previous one returned, busy %s of the time; --open-loop overrides",
+			workers, busyText)
+
+		return closed, nil
+	}
+}
+
+func fmtRate(r float64) string { return strconv.FormatFloat(r, 'g', -1, 64) }
+
+// holdable is whether the workload can hold the shape as an operation: not
+// an update or delete command whose statements the log does not show.
+func (s *Shape) holdable() bool {
+	return (s.Op != OpUpdate && s.Op != OpDelete) || (s.Kind != "update" && s.Kind != "delete")
+}
