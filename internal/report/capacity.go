@@ -34,9 +34,12 @@ func WriteCapacity(w io.Writer, c *result.Capacity) {
 			fmt.Fprintf(w, "USL fit: λ %.1f ops/s [%.1f, %.1f], σ %.3f [%.3f, %.3f], κ %.5f [%.5f, %.5f], R² %.3f\n",
 				f.Lambda, f.LambdaCI[0], f.LambdaCI[1], f.Sigma, f.SigmaCI[0], f.SigmaCI[1], f.Kappa, f.KappaCI[0], f.KappaCI[1], f.R2)
 
-			if f.PeakN > 0 {
+			switch {
+			case f.PeakReason != "":
+				fmt.Fprintf(w, "USL predicted peak: not located (%s); the curve holds over the workers measured\n", f.PeakReason)
+			case f.PeakN > 0:
 				fmt.Fprintf(w, "USL predicted peak: %.1f ops/s at %.1f workers\n", f.PeakX, f.PeakN)
-			} else {
+			default:
 				fmt.Fprintln(w, "USL predicted peak: none (κ = 0: throughput levels off at λ/σ without falling)")
 			}
 		} else {

@@ -326,7 +326,11 @@ func fitText(f *result.USLFit) string {
 	}
 
 	peak := "no peak (κ = 0)"
-	if f.PeakN > 0 {
+
+	switch {
+	case f.PeakReason != "":
+		peak = "peak not located: " + f.PeakReason
+	case f.PeakN > 0:
 		peak = fmt.Sprintf("peak %.1f ops/s at %.1f workers", f.PeakX, f.PeakN)
 	}
 

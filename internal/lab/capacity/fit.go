@@ -30,7 +30,7 @@ func FitUSL(points [][2]float64) (*result.USLFit, error) {
 		Lambda: finite(f.Lambda), Sigma: finite(f.Sigma), Kappa: finite(f.Kappa),
 		LambdaCI: finite2(f.LambdaCI), SigmaCI: finite2(f.SigmaCI), KappaCI: finite2(f.KappaCI),
 		PeakN: finite(f.PeakN), PeakX: finite(f.PeakX), R2: finite(f.R2),
-		Supported: f.Supported, Reason: f.Reason,
+		Supported: f.Supported, Reason: f.Reason, PeakReason: f.PeakReason,
 	}
 
 	if out.PeakN == 0 {

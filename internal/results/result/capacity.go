@@ -122,6 +122,10 @@ type USLFit struct {
 	// Supported says the data support a fit; Reason says why not.
 	Supported bool   `json:"supported"`
 	Reason    string `json:"reason,omitempty"`
+	// PeakReason, on a supported fit, says why its predicted peak is not
+	// located (its interval unbounded or too wide): the curve stands over
+	// the measured workers, the peak does not.
+	PeakReason string `json:"peak_reason,omitempty"`
 }
 
 // Throughput is the fitted curve at n workers.

@@ -54,8 +54,8 @@
 // degrees-of-freedom factor √(n/(n−3)) as well). The price of 1−h is wide
 // intervals where a point has a high leverage: in Gunther's SPEC SDM91 data
 // (7 points, the last at N = 216 with h = 0.77) enough resamples lose the
-// peak that N*'s interval is unbounded, and that fit is reported as not
-// supported although its coefficients match the published ones.
+// peak that N*'s interval is unbounded, and that fit's peak is reported as
+// undetermined although its coefficients match the published ones.
 //
 // # When the data do not support a fit
 //
@@ -67,10 +67,13 @@
 //   - R² < 0.9: the residuals' spread is more than about a third
 //     (√0.1) of the throughput's, so the shape of the curve, and N* with
 //     it, is not what the data show;
-//   - κ > 0 but the peak is undetermined: N*'s interval is unbounded
-//     (enough resamples find κ = 0, no peak at all) or spans more than a
-//     factor of 10. A fit with κ = 0 claims no peak and stays supported:
-//     PeakN is +Inf and PeakX the asymptote λ/σ.
+//
+// A supported fit may still not locate its peak: when κ > 0 but N*'s
+// interval is unbounded (enough resamples find κ = 0, no peak at all) or
+// spans more than a factor of 10, Fit.PeakReason says so. The curve, λ and
+// σ stand (they describe the measured range); the predicted peak does not.
+// A fit with κ = 0 claims no peak: PeakN is +Inf and PeakX the asymptote
+// λ/σ.
 //
 // The coefficients and intervals are filled in either way, so a caller can
 // still show what was fitted next to the reason it should not be trusted.
@@ -137,6 +140,9 @@ type Fit struct {
 	// says why in one sentence.
 	Supported bool
 	Reason    string
+	// PeakReason, on a supported fit, says why its peak is not located
+	// (empty when it is, or when κ = 0 claims none).
+	PeakReason string
 }
 
 // Throughput is the fitted X(n).
@@ -276,8 +282,10 @@ func judge(f *Fit, ns, xs []float64, level float64) {
 	case f.R2 < minR2:
 		f.Reason = fmt.Sprintf("the curve does not follow the data: R² = %.3f, below %.1f", f.R2, minR2)
 	case f.Kappa > 0 && !(f.PeakNCI[1] <= maxPeakSpread*f.PeakNCI[0]):
-		f.Reason = fmt.Sprintf("the peak is undetermined: N* = %.3g but its %g%% interval is %.3g–%.3g",
+		f.PeakReason = fmt.Sprintf("the peak is undetermined: N* = %.3g but its %g%% interval is %.3g–%.3g",
 			f.PeakN, 100*level, f.PeakNCI[0], f.PeakNCI[1])
+
+		return
 	default:
 		return
 	}
