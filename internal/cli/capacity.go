@@ -279,7 +279,8 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 		StepDuration: f.stepDuration, MaxStepDuration: f.maxStep, Warmup: f.warmup,
 		Progress: func(s result.CapacityStep) { fmt.Fprintln(tw, capacity.Describe(s)) },
 	})
-	if err != nil {
+	interrupted := errors.Is(err, capacity.ErrInterrupted) && res != nil
+	if err != nil && !interrupted {
 		var ie *capacity.InputError
 		if errors.As(err, &ie) {
 			return badInput("%s: %s", path, ie.Msg)
@@ -305,6 +306,11 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 	}
 
 	printCapacity(tw, res.Capacity)
+
+	if interrupted {
+		// As `run` fails an interrupted run (exit 1), after its results.
+		return failed("capacity search %s; the steps done so far are in %s", res.StatusReason, out)
+	}
 
 	return nil
 }
