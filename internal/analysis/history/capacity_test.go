@@ -39,7 +39,7 @@ func capacityRuns(w, slo string, n, at int, step float64, seed uint64) []Run {
 func TestCapacitySeries(t *testing.T) {
 	runs := capacityRuns("a", "p99 < 10ms", 16, 10, 0.7, 1)
 	runs = append(runs, capacityRuns("a", "p99 < 20ms", 4, 16, 1, 2)...) // another objective: another series
-	runs = append(runs, stepped("a", 4, 4, 1, 3)...)                      // plain runs of the same workload
+	runs = append(runs, stepped("a", 4, 4, 1, 3)...)                     // plain runs of the same workload
 
 	series := Build(runs, nil, Options{})
 	if len(series) != 3 {
