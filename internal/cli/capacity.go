@@ -234,7 +234,6 @@ func applyCapacitySection(cmd *cobra.Command, f *capacityFlags, sec *workload.Ca
 }
 
 func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) error {
-
 	var seed *int64
 	if cmd.Flags().Changed("seed") {
 		seed = &f.run.seed
