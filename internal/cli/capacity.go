@@ -55,9 +55,12 @@ rates so that the strictest percentile has a confidence interval.
 
 An --slo is a threshold as in a workload's thresholds ("p99 < 20ms",
 "error_rate < 0.1%"), on all operations together or, with a prefix, on one
-("get:p99 < 5ms"); repeat it for several. Without --slo the workload's
-thresholds that bound a latency or the error rate are the objectives. --workers 1,2,4,8,16 adds a closed-loop
-sweep over those worker counts after the search.
+("get:p99 < 5ms"); repeat it for several. Without --slo the objectives are the
+workload's capacity section's slo, else its thresholds that bound a latency or
+the error rate. --workers 1,2,4,8,16 adds a closed-loop
+sweep over those worker counts after the search. A workload's capacity section
+(slo, start_rate, max_rate, step_duration, max_step_duration, workers) gives
+these settings where the flags are not given; a flag given overrides its field.
 
 The target is launched once, as run launches it (the embedded FerretDB without
 --uri, --uri, or one --target), and every step is a run of the workload's phase
@@ -75,7 +78,7 @@ with its 95% confidence interval. See docs/capacity.md.`,
 	}
 
 	fl := c.Flags()
-	fl.StringArrayVar(&f.slo, "slo", nil, "an objective, repeatable: [OPERATION:]METRIC < LIMIT, e.g. 'p99 < 20ms' or 'error_rate < 0.1%' (default: the workload's thresholds that bound a latency or the error rate)")
+	fl.StringArrayVar(&f.slo, "slo", nil, "an objective, repeatable: [OPERATION:]METRIC < LIMIT, e.g. 'p99 < 20ms' or 'error_rate < 0.1%' (default: the workload's capacity section's slo, else its thresholds that bound a latency or the error rate)")
 	fl.StringVar(&f.workers, "workers", "", "also sweep these closed-loop worker counts, comma-separated (e.g. 1,2,4,8,16)")
 	fl.Float64Var(&f.startRate, "start-rate", 100, "first rate tried, operations per second")
 	fl.Float64Var(&f.maxRate, "max-rate", 1_000_000, "highest rate tried, operations per second")
@@ -190,12 +193,47 @@ func parsePercent(s string) (float64, error) {
 	return v * scale, nil
 }
 
-func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) error {
-	slos, workers, search, err := capacitySettings(f)
-	if err != nil {
-		return err
+// applyCapacitySection takes the workload's capacity section's settings
+// for the flags not given on the command line: a flag given overrides its
+// field.
+func applyCapacitySection(cmd *cobra.Command, f *capacityFlags, sec *workload.Capacity) {
+	if sec == nil {
+		return
 	}
 
+	given := cmd.Flags().Changed
+
+	if !given("slo") && len(sec.SLO) > 0 {
+		f.slo = append([]string(nil), sec.SLO...)
+	}
+
+	if !given("start-rate") && sec.StartRate > 0 {
+		f.startRate = sec.StartRate
+	}
+
+	if !given("max-rate") && sec.MaxRate > 0 {
+		f.maxRate = sec.MaxRate
+	}
+
+	if !given("step-duration") && sec.StepDuration > 0 {
+		f.stepDuration = sec.StepDuration.D()
+	}
+
+	if !given("max-step-duration") && sec.MaxStepDuration > 0 {
+		f.maxStep = sec.MaxStepDuration.D()
+	}
+
+	if !given("workers") && len(sec.Workers) > 0 {
+		counts := make([]string, len(sec.Workers))
+		for i, n := range sec.Workers {
+			counts[i] = strconv.Itoa(n)
+		}
+
+		f.workers = strings.Join(counts, ",")
+	}
+}
+
+func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) error {
 	var seed *int64
 	if cmd.Flags().Changed("seed") {
 		seed = &f.run.seed
@@ -227,6 +265,16 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 		}
 
 		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
+	}
+
+	// The settings are checked once the workload's capacity section has
+	// filled the flags not given: a flag's limits may depend on it
+	// (--max-rate against the section's start_rate).
+	applyCapacitySection(cmd, f, w.Spec.Capacity)
+
+	slos, workers, search, err := capacitySettings(f)
+	if err != nil {
+		return err
 	}
 
 	if len(slos) == 0 {
@@ -279,7 +327,8 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 		StepDuration: f.stepDuration, MaxStepDuration: f.maxStep, Warmup: f.warmup,
 		Progress: func(s result.CapacityStep) { fmt.Fprintln(tw, capacity.Describe(s)) },
 	})
-	if err != nil {
+	interrupted := errors.Is(err, capacity.ErrInterrupted) && res != nil
+	if err != nil && !interrupted {
 		var ie *capacity.InputError
 		if errors.As(err, &ie) {
 			return badInput("%s: %s", path, ie.Msg)
@@ -305,6 +354,11 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 	}
 
 	printCapacity(tw, res.Capacity)
+
+	if interrupted {
+		// As `run` fails an interrupted run (exit 1), after its results.
+		return failed("capacity search %s; the steps done so far are in %s", res.StatusReason, out)
+	}
 
 	return nil
 }

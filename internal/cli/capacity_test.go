@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // Bad capacity flags are refused before anything starts, exit code 2, with
@@ -33,5 +39,88 @@ func TestCapacityFlagErrors(t *testing.T) {
 		if code != ExitBadInput || !strings.Contains(stderr, c.want) || len(errorLines(stderr)) != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want %d and one line with %q", c.args, code, stderr, ExitBadInput, c.want)
 		}
+	}
+}
+
+// A workload's capacity section gives the search's settings where no flag
+// does; a flag given overrides its field.
+func TestCapacityWorkloadSection(t *testing.T) {
+	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(func() { _ = srv.Close() })
+
+	path := writeWorkload(t, `
+name: capacity_section
+database: mongobench_cli_capacity_section
+collections: [{name: items}]
+run: {concurrency: 1, interval: 250ms}
+operations:
+  - name: get
+    op: findOne
+    collection: items
+    filter: {_id: 1}
+thresholds:
+  all: ["p99 < 1s"]
+capacity:
+  slo: ["get:p99 < 2s", "error_rate < 1%"]
+  start_rate: 40
+  max_rate: 80
+  step_duration: 300ms
+  max_step_duration: 600ms
+`)
+	dir := t.TempDir()
+
+	search := func(out string, flags ...string) *result.Result {
+		t.Helper()
+
+		args := append([]string{"capacity", path, "--uri", srv.URI(), "--out", out, "--warmup", "50ms"}, flags...)
+
+		code, stdout, stderr := runMain(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", flags, code, stdout, stderr)
+		}
+
+		return readResults(t, out)
+	}
+
+	// The section alone: its objectives (not the thresholds), from 40/s
+	// up to its max_rate of 80/s, whose step lasts its 300ms.
+	c := search(filepath.Join(dir, "section.json")).Capacity
+	if !slices.Equal(c.SLO, []string{"get:p99 < 2s", "error_rate < 1%"}) {
+		t.Errorf("objectives %v, want the section's", c.SLO)
+	}
+
+	if len(c.Steps) == 0 || c.Steps[0].OfferedRate != 40 || c.MaxRate != 80 || c.Steps[0].DurationS >= 0.6 {
+		t.Errorf("first step %+v, max rate %v: want the section's 40/s, 80/s and 300ms steps", c.Steps, c.MaxRate)
+	}
+
+	// Flags override their fields and leave the others to the section.
+	c = search(filepath.Join(dir, "flags.json"), "--slo", "p99 < 3s", "--max-rate", "40").Capacity
+	if !slices.Equal(c.SLO, []string{"p99 < 3s"}) || c.MaxRate != 40 || c.Steps[0].OfferedRate != 40 {
+		t.Errorf("objectives %v, max rate %v, first step %v: want --slo's objective and --max-rate's 40/s from the section's start", c.SLO, c.MaxRate, c.Steps[0].OfferedRate)
+	}
+}
+
+// A mistake in the capacity section is bad input naming the file, line
+// and field, before anything runs.
+func TestCapacityWorkloadSectionErrors(t *testing.T) {
+	path := writeWorkload(t, `name: capacity_bad
+database: mongobench_cli_capacity_bad
+collections: [{name: items}]
+operations:
+  - name: get
+    op: findOne
+    collection: items
+    filter: {_id: 1}
+capacity:
+  slo: ["p99 < 20"]
+`)
+
+	code, _, stderr := runMain(t, "capacity", path)
+	if code != ExitBadInput || !strings.Contains(stderr, path+":10:9: capacity.slo[0]:") {
+		t.Errorf("exit %d, stderr %q; want %d and the file, line and field", code, stderr, ExitBadInput)
 	}
 }

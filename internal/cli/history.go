@@ -67,6 +67,8 @@ over the runs, change points marked, each level's spread shaded).
 +N% or -N%) exits with code 3 when the selected metric's last change point is
 in the direction EXPR names, by more than N%, and starts within the newest
 --recent runs; it says which run it starts at and what the previous level was.
+'max_rate -N%' does so for the maximum sustainable rate of capacity results,
+which make series of their own (one per workload and objectives).
 
 --store URI reads the runs from a history store shared in a MongoDB database
 instead of files ('mongobench history import --store URI PATH...' fills it;
@@ -87,7 +89,7 @@ interrupted.`,
 	fl.StringVar(&f.json, "json", "", "also write the series and change points as JSON to this file (- for standard output; the table then goes to standard error)")
 	fl.StringVar(&f.html, "html", "", "also write an HTML page drawing each series over its runs, with its change points, to this file")
 	fl.StringArrayVar(&f.failOn, "fail-on-regression", nil,
-		"exit 3 when the newest runs start a significant change beyond EXPR ([OPERATION:]METRIC +N% or -N%, as compare --fail-if), repeatable")
+		"exit 3 when the newest runs start a significant change beyond EXPR ([OPERATION:]METRIC +N% or -N%, as compare --fail-if; max_rate -N% for capacity results), repeatable")
 	fl.Float64Var(&f.alpha, "alpha", history.DefaultAlpha, "significance level of the permutation test")
 	fl.IntVar(&f.permutations, "permutations", history.DefaultPermutations, "shuffles of the permutation test")
 	fl.IntVar(&f.minSize, "min-size", history.DefaultMinSize, "fewest runs on each side of a change point (at least 2)")
@@ -120,18 +122,21 @@ func runHistory(cmd *cobra.Command, st *State, args []string, f *historyFlags) e
 	}
 
 	var (
-		gates []threshold.Change
+		gates []history.Gate
 		extra []threshold.Metric
 	)
 
 	for _, expr := range f.failOn {
-		g, err := threshold.ParseChange(expr)
+		g, err := history.ParseGate(expr)
 		if err != nil {
 			return badInput("bad --fail-on-regression %q: %v", expr, err)
 		}
 
 		gates = append(gates, g)
-		extra = append(extra, g.Metric)
+
+		if !g.Capacity {
+			extra = append(extra, g.Metric)
+		}
 	}
 
 	src, closeSrc, err := historySource(ctx, args, f.store, f.storeDB)
@@ -186,7 +191,7 @@ func runHistory(cmd *cobra.Command, st *State, args []string, f *historyFlags) e
 		for _, r := range regs {
 			failedAny = true
 			c := r.Change
-			m, _ := threshold.ParseMetric(r.Metric.Metric)
+			m := r.Metric.Threshold()
 			fmt.Fprintf(st.Stderr, "Regression (--fail-on-regression %q): %s %s:%s changed at %s: %s, previously %s (%s, p = %.3f)\n",
 				f.failOn[i], r.Series.Workload, r.Metric.Operation, r.Metric.Metric, runName(series, r),
 				m.Format(c.After), m.Format(c.Before), ratioText(c, f.alpha), c.P)
@@ -238,12 +243,14 @@ func printHistory(w io.Writer, series []history.Series, skipped []history.Skippe
 		quiet := 0
 
 		for _, mt := range s.Metrics {
+			printCapacityRuns(w, s, mt)
+
 			if len(mt.Changes) == 0 {
 				quiet++
 				continue
 			}
 
-			m, _ := threshold.ParseMetric(mt.Metric)
+			m := mt.Threshold()
 			fmt.Fprintf(w, "  %s %s:\n", mt.Operation, mt.Metric)
 
 			for _, c := range mt.Changes {
@@ -274,6 +281,38 @@ func printHistory(w io.Writer, series []history.Series, skipped []history.Skippe
 	for _, sk := range skipped {
 		fmt.Fprintf(w, "Skipped %s: %s\n", sk.File, sk.Reason)
 	}
+}
+
+// printCapacityRuns lists a capacity series' maximum sustainable rate run
+// by run with its interval: a search is a long measurement, so a history
+// of them is short enough to show whole.
+func printCapacityRuns(w io.Writer, s history.Series, mt history.Metric) {
+	if mt.Metric != history.MaxRate {
+		return
+	}
+
+	fmt.Fprintf(w, "  max sustainable rate (%s) per run:\n", strings.Join(capacitySLO(s), " and "))
+
+	for i, v := range mt.Values {
+		switch lo, hi := float64(mt.Low[i]), float64(mt.High[i]); {
+		case math.IsNaN(float64(v)):
+			fmt.Fprintf(w, "    %d. %s: none (no rate confirmed, or the client was the limit)\n", i+1, s.Runs[i].Name())
+		case math.IsNaN(lo) || math.IsNaN(hi):
+			fmt.Fprintf(w, "    %d. %s: %.1f ops/s\n", i+1, s.Runs[i].Name(), float64(v))
+		default:
+			fmt.Fprintf(w, "    %d. %s: %.1f ops/s (95%% CI %.1f–%.1f)\n", i+1, s.Runs[i].Name(), float64(v), lo, hi)
+		}
+	}
+}
+
+// capacitySLO is the objectives a capacity series searched against (the
+// same for every run: they are part of its key).
+func capacitySLO(s history.Series) []string {
+	if len(s.Runs) == 0 {
+		return nil
+	}
+
+	return s.Runs[0].SLO
 }
 
 // historyJSON is the document --json writes.

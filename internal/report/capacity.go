@@ -54,6 +54,8 @@ func WriteCapacity(w io.Writer, c *result.Capacity) {
 // ops/s with its 95% confidence interval, or why there is none.
 func CapacityLine(c *result.Capacity) string {
 	switch {
+	case c.Interrupted && c.MaxRate <= 0:
+		return "Maximum sustainable rate: not found: the search was interrupted"
 	case c.MaxRate <= 0:
 		return "Maximum sustainable rate: none found within the SLO"
 	case c.ClientLimited:

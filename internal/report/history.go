@@ -15,7 +15,6 @@ import (
 	"github.com/mongobench/mongobench/internal/analysis/history"
 	"github.com/mongobench/mongobench/internal/base/atomicfile"
 	"github.com/mongobench/mongobench/internal/base/units"
-	"github.com/mongobench/mongobench/internal/stats/threshold"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
@@ -164,7 +163,7 @@ func newHistorySeriesView(n int, s history.Series, minSize int) historySeriesVie
 			ops = append(ops, mt.Operation)
 		}
 
-		m, _ := threshold.ParseMetric(mt.Metric)
+		m := mt.Threshold()
 
 		for _, c := range mt.Changes {
 			v.Changes = append(v.Changes, historyChangeRow{
@@ -185,6 +184,10 @@ func newHistorySeriesView(n int, s history.Series, minSize int) historySeriesVie
 		}
 
 		if c := historyChart(s, op, []string{"throughput"}, labels, "throughput"); c != nil {
+			ov.Charts = append(ov.Charts, c)
+		}
+
+		if c := historyChart(s, op, []string{history.MaxRate}, labels, "maximum sustainable rate"); c != nil {
 			ov.Charts = append(ov.Charts, c)
 		}
 
@@ -342,7 +345,7 @@ func historyChart(s history.Series, op string, metrics []string, ticks []string,
 	y := func(v float64) float64 { return plotT + plotHeight*(1-min(v, ymax)/ymax) }
 	clipped := false
 
-	m, _ := threshold.ParseMetric(mts[0].Metric)
+	m := mts[0].Threshold()
 	format := func(v float64) string {
 		switch {
 		case m.Latency():

@@ -9,14 +9,13 @@ import (
 	"strings"
 
 	"github.com/mongobench/mongobench/internal/analysis/history"
-	"github.com/mongobench/mongobench/internal/stats/threshold"
 	"github.com/mongobench/mongobench/internal/stats/verdict"
 )
 
 // historyTableMetrics are shown for every operation in the terminal's
 // table of a history; other metrics only when they have a change point,
 // so that the table stays one screen.
-var historyTableMetrics = []string{"throughput", "p50", "p95", "p99"}
+var historyTableMetrics = []string{"throughput", "p50", "p95", "p99", history.MaxRate}
 
 // WriteHistoryTables writes, per series, a compact table of where each
 // operation's metrics stand: the latest level against the previous one
@@ -71,7 +70,7 @@ func WriteHistoryTables(w io.Writer, series []history.Series, alpha float64, rec
 // historyRow is one metric's row of the table, nil when no run has a
 // value.
 func historyRow(s history.Series, mt history.Metric) []string {
-	m, _ := threshold.ParseMetric(mt.Metric)
+	m := mt.Threshold()
 
 	var (
 		xs  []float64

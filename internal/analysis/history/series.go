@@ -15,6 +15,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/spec/workload"
 	"github.com/mongobench/mongobench/internal/stats/threshold"
 	vd "github.com/mongobench/mongobench/internal/stats/verdict"
 )
@@ -37,6 +38,8 @@ type Run struct {
 	Label     string    `json:"label,omitempty"`
 	Commit    string    `json:"commit,omitempty"`
 	StartedAt time.Time `json:"started_at"`
+	// SLO are a capacity search's objectives, as written.
+	SLO []string `json:"slo,omitempty"`
 
 	res *result.Result
 }
@@ -110,7 +113,12 @@ func Load(ctx context.Context, src Source) ([]Run, []Skipped, error) {
 			continue
 		}
 
-		runs = append(runs, Run{File: f.Path, Label: f.Result.Label, Commit: f.Result.Commit, StartedAt: f.Result.StartedAt, res: f.Result})
+		run := Run{File: f.Path, Label: f.Result.Label, Commit: f.Result.Commit, StartedAt: f.Result.StartedAt, res: f.Result}
+		if c := f.Result.Capacity; c != nil {
+			run.SLO = c.SLO
+		}
+
+		runs = append(runs, run)
 	}
 
 	return runs, skipped, nil
@@ -142,7 +150,15 @@ type Key struct {
 	Target  string `json:"target"`
 	Backend string `json:"backend,omitempty"`
 	Client  string `json:"client"`
+	// Kind is KindCapacity for the results of capacity searches, whose
+	// series track the maximum sustainable rate (and whose Spec digest
+	// includes the objectives: a capacity under another SLO is another
+	// quantity); empty for runs.
+	Kind string `json:"kind,omitempty"`
 }
+
+// KindCapacity is the Kind of a series of capacity searches.
+const KindCapacity = "capacity"
 
 // String is the key for people: "ycsb-c · uri · go engine · spec 1a2b3c4d".
 func (k Key) String() string {
@@ -151,16 +167,29 @@ func (k Key) String() string {
 		target += " (" + k.Backend + ")"
 	}
 
-	return k.Workload + " · " + target + " · " + k.Client + " · spec " + k.Spec
+	out := k.Workload + " · " + target + " · " + k.Client + " · spec " + k.Spec
+	if k.Kind != "" {
+		out += " · " + k.Kind
+	}
+
+	return out
 }
 
 func keyOf(res *result.Result) Key {
 	// The spec as read is generic JSON: marshalling it again sorts the
 	// keys, so equal specs give equal digests.
+	kind := ""
+
+	var slo []string
+	if res.Capacity != nil {
+		kind, slo = KindCapacity, res.Capacity.SLO
+	}
+
 	spec, err := json.Marshal(struct {
-		Spec        any `json:"spec"`
-		Concurrency int `json:"concurrency"`
-	}{res.Workload.Spec, res.Concurrency})
+		Spec        any      `json:"spec"`
+		Concurrency int      `json:"concurrency"`
+		SLO         []string `json:"slo,omitempty"`
+	}{res.Workload.Spec, res.Concurrency, slo})
 	if err != nil {
 		spec = []byte(err.Error())
 	}
@@ -178,6 +207,7 @@ func keyOf(res *result.Result) Key {
 		Target:   res.Target.Kind,
 		Backend:  res.Target.Backend,
 		Client:   client,
+		Kind:     kind,
 	}
 }
 
@@ -203,11 +233,36 @@ type Metric struct {
 	// absolute deviation of its per-interval values over their median
 	// (0.05: intervals typically 5% off the run's median), null with
 	// fewer than 3 intervals.
-	Noise        []Value       `json:"noise"`
+	Noise []Value `json:"noise"`
+	// Low and High are each run's 95% confidence interval of the value,
+	// where the results file holds one: the capacity's (MaxRate), null
+	// for a run without a value. Absent for the other metrics.
+	Low          []Value       `json:"low,omitempty"`
+	High         []Value       `json:"high,omitempty"`
 	ChangePoints []ChangePoint `json:"-"`
 	Changes      []Change      `json:"change_points"`
 
 	m threshold.Metric
+	// capacity marks the maximum sustainable rate, which is not one of
+	// an operation's metrics.
+	capacity bool
+}
+
+// MaxRate is the name of a capacity series' metric: the maximum
+// sustainable rate in operations per second, on all operations together.
+// A drop is a regression, as for throughput.
+const MaxRate = "max_rate"
+
+// Threshold is the metric's kind, for formatting its values and knowing
+// which way is worse: the maximum sustainable rate is a throughput.
+func (mt Metric) Threshold() threshold.Metric {
+	if mt.Metric == MaxRate {
+		return threshold.Metric{Kind: threshold.Throughput}
+	}
+
+	m, _ := threshold.ParseMetric(mt.Metric)
+
+	return m
 }
 
 // Value is a float that is null in JSON when NaN.
@@ -280,7 +335,12 @@ func Build(runs []Run, extra []threshold.Metric, opts Options) []Series {
 		slices.SortStableFunc(s.Runs, func(a, b Run) int {
 			return cmp.Or(a.StartedAt.Compare(b.StartedAt), strings.Compare(a.File, b.File))
 		})
-		s.Metrics = metricsOf(s.Runs, ms, opts)
+
+		if k.Kind == KindCapacity {
+			s.Metrics = []Metric{capacityMetric(s.Runs, opts)}
+		} else {
+			s.Metrics = metricsOf(s.Runs, ms, opts)
+		}
 		out = append(out, *s)
 	}
 
@@ -321,6 +381,41 @@ func metricsOf(runs []Run, ms []threshold.Metric, opts Options) []Metric {
 	}
 
 	return out
+}
+
+// capacityMetric is a capacity series' one metric: each search's maximum
+// sustainable rate with its interval. A search whose rate is not a
+// measurement of the server has no value (NaN): one that confirmed no
+// rate, and one the client limited, whose rate is a lower bound that a
+// change detector would read as a drop. The phases of a capacity result
+// are its confirmation run's, at a rate that differs from search to
+// search, so its operations' latencies are not tracked.
+func capacityMetric(runs []Run, opts Options) Metric {
+	mt := Metric{
+		Operation: workload.AllOperations, Metric: MaxRate,
+		Values: make([]Value, len(runs)), Noise: make([]Value, len(runs)),
+		Low: make([]Value, len(runs)), High: make([]Value, len(runs)),
+		m: threshold.Metric{Kind: threshold.Throughput}, capacity: true,
+	}
+
+	for i, r := range runs {
+		mt.Values[i], mt.Noise[i], mt.Low[i], mt.High[i] = Value(math.NaN()), Value(math.NaN()), Value(math.NaN()), Value(math.NaN())
+
+		c := r.res.Capacity
+		if c == nil || !c.Confirmed || c.ClientLimited || !(c.MaxRate > 0) {
+			continue
+		}
+
+		mt.Values[i] = Value(c.MaxRate)
+
+		if c.MaxRateCI[1] > 0 {
+			mt.Low[i], mt.High[i] = Value(c.MaxRateCI[0]), Value(c.MaxRateCI[1])
+		}
+	}
+
+	mt.detect(runs, opts)
+
+	return mt
 }
 
 // valueOf is metric m of operation op over phase p, NaN when it has none.
@@ -451,11 +546,41 @@ type Regression struct {
 // selected operation.
 var ErrNoSuchMetric = errors.New("no series has the selected operation")
 
+// Gate is a --fail-on-regression selector: a change of an operation's
+// metric (threshold.Change), or, with Capacity, of a capacity series'
+// maximum sustainable rate ("max_rate -10%").
+type Gate struct {
+	threshold.Change
+	Capacity bool
+}
+
+// ParseGate reads a --fail-on-regression expression: the grammar of
+// compare's --fail-if, or "max_rate -N%" (a drop of the capacity).
+func ParseGate(s string) (Gate, error) {
+	t := strings.TrimSpace(s)
+
+	if rest, ok := strings.CutPrefix(t, MaxRate); ok && strings.TrimSpace(rest) != "" && strings.ContainsAny(strings.TrimSpace(rest)[:1], "+-") {
+		c, err := threshold.ParseChange("throughput" + rest)
+		if err != nil {
+			return Gate{}, err
+		}
+
+		return Gate{Change: c, Capacity: true}, nil
+	}
+
+	c, err := threshold.ParseChange(t)
+	if err != nil {
+		return Gate{}, fmt.Errorf("%w, or max_rate -N%% for a capacity series", err)
+	}
+
+	return Gate{Change: c}, nil
+}
+
 // Regressions are the series whose selected metric's last change point is
 // for the worse by more than the selector's percentage, and starts within
 // the newest recent runs: a change that has held longer than that is the
 // series' established level, reported but no longer failing.
-func Regressions(series []Series, sel threshold.Change, recent int) ([]Regression, error) {
+func Regressions(series []Series, sel Gate, recent int) ([]Regression, error) {
 	var (
 		out   []Regression
 		found bool
@@ -463,7 +588,7 @@ func Regressions(series []Series, sel threshold.Change, recent int) ([]Regressio
 
 	for _, s := range series {
 		for _, mt := range s.Metrics {
-			if mt.m != sel.Metric || (sel.Operation != "" && mt.Operation != sel.Operation) {
+			if mt.capacity != sel.Capacity || mt.m != sel.Metric || (sel.Operation != "" && mt.Operation != sel.Operation) {
 				continue
 			}
 

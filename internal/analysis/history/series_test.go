@@ -163,10 +163,10 @@ func TestChangeReported(t *testing.T) {
 }
 
 func TestRegressions(t *testing.T) {
-	p99Up, _ := threshold.ParseChange("read:p99 +20%")
-	p99Up40, _ := threshold.ParseChange("p99 +60%")
-	p99Down, _ := threshold.ParseChange("p99 -10%")
-	other, _ := threshold.ParseChange("write:p99 +10%")
+	p99Up, _ := ParseGate("read:p99 +20%")
+	p99Up40, _ := ParseGate("p99 +60%")
+	p99Down, _ := ParseGate("p99 -10%")
+	other, _ := ParseGate("write:p99 +10%")
 
 	worse := Build(stepped("a", 20, 14, 1.5, 2), []threshold.Metric{p99Up.Metric}, Options{})
 	flat := Build(stepped("a", 20, 20, 1, 3), nil, Options{})
@@ -176,7 +176,7 @@ func TestRegressions(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		series []Series
-		sel    threshold.Change
+		sel    Gate
 		want   int
 	}{
 		{"worse", worse, p99Up, 1},

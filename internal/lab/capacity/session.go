@@ -157,18 +157,21 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	opts.Progress = cfg.Progress
 
 	capa, err := Search(ctx, opts, s.rateStep)
-	if err != nil {
+	if err == nil && len(cfg.Workers) > 0 && ctx.Err() == nil {
+		err = s.sweep(ctx, capa)
+	}
+
+	stopped := err != nil && ctx.Err() != nil
+	if err != nil && !stopped {
 		return nil, err
+	}
+
+	if capa == nil { // Search checks its options before any step
+		capa = &result.Capacity{Broke: -1}
 	}
 
 	for _, sl := range cfg.SLO {
 		capa.SLO = append(capa.SLO, sl.String())
-	}
-
-	if len(cfg.Workers) > 0 && ctx.Err() == nil {
-		if err := s.sweep(ctx, capa); err != nil {
-			return nil, err
-		}
 	}
 
 	res := s.last
@@ -181,7 +184,17 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	}
 
 	if res == nil {
+		if stopped {
+			return nil, fmt.Errorf("%w before its first step measured anything: no results", ErrInterrupted)
+		}
+
 		return nil, errors.New("no step ran")
+	}
+
+	if stopped {
+		markInterrupted(capa)
+
+		res.Status, res.StatusReason = result.StatusInterrupted, interruptedReason
 	}
 
 	res.Capacity = capa
@@ -191,7 +204,63 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		res.Target.Notes = append([]string{l.Description}, res.Target.Notes...)
 	}
 
+	if stopped {
+		return res, ErrInterrupted
+	}
+
 	return res, nil
+}
+
+// ErrInterrupted is returned, with the results of the steps done so far,
+// when the context was cancelled (Ctrl-C, SIGTERM) during a search or a
+// sweep: the caller writes those results, whose status is interrupted, and
+// fails as an interrupted run does.
+var ErrInterrupted = errors.New("the capacity search was interrupted")
+
+// interruptedReason is the results' status reason, as `run` words it.
+const interruptedReason = "interrupted by the user"
+
+// markInterrupted turns what a stopped search or sweep holds into its
+// results: the steps that ended stay, judged; the step that was running
+// when the stop came is left out (it measured part of its time, and a
+// short step's percentile says nothing); no rate is claimed, since none
+// was confirmed by a search that ended, and the verdict says what is
+// known so far. A search that had finished keeps its rate and interval:
+// only its sweep was cut short, and the fit is not made from part of it.
+func markInterrupted(c *result.Capacity) {
+	c.Interrupted = true
+
+	if c.Verdict != "" { // the search had finished: the sweep was stopped
+		c.Verdict += fmt.Sprintf("; interrupted during the concurrency sweep after %d of its steps (no fit)", len(c.Sweep))
+		c.Fit = nil
+
+		return
+	}
+
+	c.MaxRate, c.MaxRateCI, c.Confirmed, c.Broke = 0, [2]float64{}, false, -1
+
+	var passed float64
+
+	for i, st := range c.Steps {
+		switch {
+		case st.Passed:
+			passed = max(passed, st.OfferedRate)
+		case st.Cause != CauseClient && (c.Broke < 0 || st.OfferedRate < c.Steps[c.Broke].OfferedRate):
+			c.Broke = i
+		}
+	}
+
+	v := fmt.Sprintf("interrupted after %d steps, before a rate was confirmed", len(c.Steps))
+	if passed > 0 {
+		v += fmt.Sprintf("; the highest rate that met the SLO so far was %.1f ops/s (unconfirmed)", passed)
+	}
+
+	if c.Broke >= 0 {
+		b := c.Steps[c.Broke]
+		v += fmt.Sprintf("; the SLO broke at %.1f ops/s (%s: %s)", b.OfferedRate, b.Cause, b.Why)
+	}
+
+	c.Verdict = v
 }
 
 // InputError is a capacity search the user's input makes impossible (exit
@@ -339,6 +408,10 @@ func (s *session) runStep(ctx context.Context) (*result.Result, Observation, err
 
 	out, err := bench.Run(ctx, &p, hooks)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, Observation{}, fmt.Errorf("interrupted: %w", context.Cause(ctx))
+		}
+
 		return nil, Observation{}, err
 	}
 

@@ -3,7 +3,6 @@ package capacity
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/mongobench/mongobench/internal/analysis"
 	"github.com/mongobench/mongobench/internal/results/result"
@@ -34,28 +33,12 @@ func (s SLO) String() string {
 // ParseSLO reads "[OPERATION:]CONDITION": the condition in the threshold
 // grammar, on one operation (as in compare's --fail-if "get:p99 ...") or,
 // without a prefix, on all of them taken together. Throughput is refused:
-// the search sets it.
+// the search sets it. The grammar is package workload's, which checks a
+// workload's capacity section with it.
 func ParseSLO(s string) (SLO, error) {
-	op, cond := workload.AllOperations, strings.TrimSpace(s)
-
-	if name, rest, ok := strings.Cut(cond, ":"); ok && !strings.ContainsAny(name, "<>") {
-		op, cond = strings.TrimSpace(name), rest
-		if op == "" {
-			return SLO{}, fmt.Errorf("%q: empty operation name before ':'", s)
-		}
-	}
-
-	c, err := threshold.Parse(cond)
+	op, c, err := workload.ParseObjective(s)
 	if err != nil {
-		return SLO{}, fmt.Errorf("%q: %w", s, err)
-	}
-
-	if c.Metric.Kind == threshold.Throughput {
-		return SLO{}, fmt.Errorf("%q: throughput is what the capacity search sets, not an objective; give a latency (p99 < 20ms) or an error rate (error_rate < 0.1%%)", s)
-	}
-
-	if !c.Metric.HigherIsWorse() || c.Cmp == threshold.Greater || c.Cmp == threshold.GreaterEq {
-		return SLO{}, fmt.Errorf("%q: an objective is an upper bound: write it with < or <=", s)
+		return SLO{}, err
 	}
 
 	return SLO{Operation: op, Condition: c}, nil

@@ -28,6 +28,12 @@ type Capacity struct {
 	// bound of the server's capacity.
 	ClientLimited bool `json:"client_limited,omitempty"`
 
+	// Interrupted says the search (or its sweep) was stopped before it
+	// ended (Ctrl-C, SIGTERM): Steps are those that ended, and unless the
+	// search itself had finished MaxRate is 0 and Verdict says what was
+	// known so far. The result's status is then "interrupted".
+	Interrupted bool `json:"interrupted,omitempty"`
+
 	// Verdict is the outcome in one sentence.
 	Verdict string `json:"verdict"`
 

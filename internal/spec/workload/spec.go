@@ -67,6 +67,10 @@ type Spec struct {
 	// acknowledged writes it lost (see Durability).
 	Durability *Durability `yaml:"durability" json:"durability,omitempty"`
 
+	// Capacity holds the settings of `mongobench capacity` for this
+	// workload (see Capacity); nil when the file has no such section.
+	Capacity *Capacity `yaml:"capacity" json:"capacity,omitempty"`
+
 	// Thresholds are performance conditions checked at the end of a run
 	// (see Thresholds).
 	Thresholds Thresholds `yaml:"thresholds" json:"thresholds,omitzero"`

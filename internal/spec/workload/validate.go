@@ -102,6 +102,7 @@ func (s *Spec) Validate() []error {
 	v.zeroRates()
 	v.thresholds(ops)
 	v.durability(ops, collections)
+	v.capacity(ops)
 
 	yamlpos.Sort(v.errs)
 

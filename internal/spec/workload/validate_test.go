@@ -61,7 +61,7 @@ func TestValidationMessages(t *testing.T) {
 		},
 		"unknown top-level field lists known ones": {
 			yaml: base + "zzz: 1\n",
-			want: []string{`w.yaml:14:1: zzz: unknown field "zzz" (known fields: collections, database,`},
+			want: []string{`w.yaml:14:1: zzz: unknown field "zzz" (known fields: capacity, collections, database,`},
 		},
 		"wrong scalar type": {
 			yaml: strings.Replace(base, "duration: 1s", "duration: soon", 1),
