@@ -17,29 +17,8 @@ import (
 	"github.com/mongobench/mongobench/internal/lab/historystore"
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/embeddedtest"
 )
-
-// startEmbedded starts the embedded FerretDB (SQLite) that a user's run
-// starts, for the test.
-func startEmbedded(t *testing.T) string {
-	t.Helper()
-
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-
-	e, err := targets.StartEmbedded(ctx, targets.EmbeddedOptions{TempDir: t.TempDir(), ShutdownTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatalf("StartEmbedded: %v", err)
-	}
-
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("closing the test's FerretDB: %v", err)
-		}
-	})
-
-	return e.URI()
-}
 
 // client connects to uri as a user would look at the store.
 func client(t *testing.T, uri string) *mongo.Client {
@@ -127,7 +106,7 @@ func addAll(t *testing.T, s *historystore.Store, paths []string) (added, present
 func TestStore(t *testing.T) {
 	t.Parallel()
 
-	testStore(t, startEmbedded(t))
+	testStore(t, embeddedtest.Start(t, targets.EmbeddedOptions{ShutdownTimeout: 5 * time.Second}).URI())
 }
 
 // testStore is the store's contract against the server at uri: an empty

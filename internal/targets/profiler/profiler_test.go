@@ -8,37 +8,17 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mongobench/mongobench/internal/spec/capture"
 	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/embeddedtest"
 )
 
 // fixture is capture's profiler fixture: the shop log's operations as the
 // profiler documents them.
 const fixture = "../../spec/capture/testdata/shop.profile.jsonl"
-
-func startEmbedded(t *testing.T) *targets.Embedded {
-	t.Helper()
-
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-
-	e, err := targets.StartEmbedded(ctx, targets.EmbeddedOptions{TempDir: t.TempDir(), Memory: true})
-	if err != nil {
-		t.Fatalf("StartEmbedded: %v", err)
-	}
-
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-
-	return e
-}
 
 func table(t *testing.T, c *capture.Capture) string {
 	t.Helper()
@@ -168,7 +148,7 @@ func hasDollar(v any) bool {
 // Then it checks the message for a database without system.profile,
 // which is FerretDB's case.
 func TestReadThroughServer(t *testing.T) {
-	e := startEmbedded(t)
+	e := embeddedtest.Start(t, targets.EmbeddedOptions{Memory: true})
 	ctx := t.Context()
 
 	client, err := targets.Connect(ctx, e.URI(), targets.ConnectOptions{})

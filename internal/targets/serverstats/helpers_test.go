@@ -10,28 +10,6 @@ import (
 	"github.com/mongobench/mongobench/internal/targets"
 )
 
-// startEmbedded starts an embedded FerretDB for the test and closes it when
-// the test ends.
-func startEmbedded(t *testing.T, memory bool) *targets.Embedded {
-	t.Helper()
-
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-
-	e, err := targets.StartEmbedded(ctx, targets.EmbeddedOptions{TempDir: t.TempDir(), Memory: memory})
-	if err != nil {
-		t.Fatalf("StartEmbedded: %v", err)
-	}
-
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-
-	return e
-}
-
 // connect connects a client to e with at most pool connections (0: no cap)
 // and disconnects it when the test ends, before the server is closed.
 func connect(t *testing.T, e *targets.Embedded, pool uint64) *mongo.Client {

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/embeddedtest"
 )
 
 // phaseName is a concurrency-safe phase name for Config.Phase. The
@@ -90,7 +93,7 @@ func TestSamplerEmbeddedFerretDB(t *testing.T) {
 		{"in-memory", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := startEmbedded(t, tc.memory)
+			e := embeddedtest.Start(t, targets.EmbeddedOptions{Memory: tc.memory})
 			workers := connect(t, e, e.MaxPoolSize())
 			sampling := connect(t, e, 2)
 
@@ -251,7 +254,7 @@ func TestSamplerEmbeddedFerretDB(t *testing.T) {
 // waits for the next grid point of a long interval, and that a cancelled
 // context skips the final sample.
 func TestSamplerStopsPromptly(t *testing.T) {
-	e := startEmbedded(t, false)
+	e := embeddedtest.Start(t, targets.EmbeddedOptions{})
 	client := connect(t, e, 2)
 
 	for _, tc := range []struct {

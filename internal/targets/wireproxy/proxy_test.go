@@ -3,7 +3,6 @@ package wireproxy_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/spec/capture"
 	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/embeddedtest"
 	"github.com/mongobench/mongobench/internal/targets/wireproxy"
 )
 
@@ -105,27 +105,6 @@ func parseRecording(t *testing.T, data []byte) []*entry {
 	return out
 }
 
-// startEmbedded starts an embedded FerretDB (on SQLite files: its in-memory mode hangs on an update) for the test.
-func startEmbedded(t *testing.T) *targets.Embedded {
-	t.Helper()
-
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-
-	e, err := targets.StartEmbedded(ctx, targets.EmbeddedOptions{TempDir: t.TempDir(), Memory: false})
-	if err != nil {
-		t.Fatalf("StartEmbedded: %v", err)
-	}
-
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-
-	return e
-}
-
 // startProxy starts a proxy in front of uri recording into the returned
 // buffer, which may be read once the proxy is closed.
 func startProxy(t *testing.T, uri string) (*wireproxy.Proxy, *bytes.Buffer) {
@@ -165,7 +144,7 @@ func connect(t *testing.T, uri string) *mongo.Client {
 // duration, and that the capture parser reads the recording into the
 // shapes of those commands.
 func TestRecordsDriverTraffic(t *testing.T) {
-	e := startEmbedded(t)
+	e := embeddedtest.Start(t, targets.EmbeddedOptions{})
 	p, out := startProxy(t, e.URI())
 
 	ctx := t.Context()

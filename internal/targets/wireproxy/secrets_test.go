@@ -12,6 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/base/redact"
+	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/embeddedtest"
 	"github.com/mongobench/mongobench/internal/targets/wireproxy"
 )
 
@@ -35,7 +37,7 @@ func TestNoCredentialReachesTheRecording(t *testing.T) {
 		nestedKey = "nested"
 	)
 
-	e := startEmbedded(t)
+	e := embeddedtest.Start(t, targets.EmbeddedOptions{})
 
 	u, err := url.Parse(e.URI())
 	if err != nil {
