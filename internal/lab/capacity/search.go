@@ -198,6 +198,20 @@ func (s *search) bisect(ctx context.Context) error {
 	return nil
 }
 
+// lowestBreak is the index of the step where the SLO broke: the lowest
+// rate that failed for the server's sake (not the client's); -1 when none.
+func lowestBreak(steps []result.CapacityStep) int {
+	broke := -1
+
+	for i, st := range steps {
+		if !st.Passed && st.Cause != CauseClient && (broke < 0 || st.OfferedRate < steps[broke].OfferedRate) {
+			broke = i
+		}
+	}
+
+	return broke
+}
+
 // passBelow is the highest rate below r that passed, 0 when none.
 func (s *search) passBelow(r float64) float64 {
 	best := 0.0
@@ -221,12 +235,7 @@ func (s *search) finish() {
 
 	c.ClientLimited = s.client
 
-	// The lowest failing rate is where the SLO broke.
-	for i, st := range c.Steps {
-		if !st.Passed && st.Cause != CauseClient && (c.Broke < 0 || st.OfferedRate < c.Steps[c.Broke].OfferedRate) {
-			c.Broke = i
-		}
-	}
+	c.Broke = lowestBreak(c.Steps)
 
 	if !s.client { // a lower bound has no interval
 		c.MaxRateCI = s.interval()

@@ -237,16 +237,13 @@ func markInterrupted(c *result.Capacity) {
 		return
 	}
 
-	c.MaxRate, c.MaxRateCI, c.Confirmed, c.Broke = 0, [2]float64{}, false, -1
+	c.MaxRate, c.MaxRateCI, c.Confirmed, c.Broke = 0, [2]float64{}, false, lowestBreak(c.Steps)
 
 	var passed float64
 
-	for i, st := range c.Steps {
-		switch {
-		case st.Passed:
+	for _, st := range c.Steps {
+		if st.Passed {
 			passed = max(passed, st.OfferedRate)
-		case st.Cause != CauseClient && (c.Broke < 0 || st.OfferedRate < c.Steps[c.Broke].OfferedRate):
-			c.Broke = i
 		}
 	}
 
