@@ -98,6 +98,19 @@ func CapacityRatio(base, next *result.Capacity) (ratio float64, ci [2]float64, o
 	return ratio, ci, true
 }
 
+// capacityVerdict reads a capacity ratio's interval as the comparisons do:
+// "~" (no significant difference) when it holds 1.
+func capacityVerdict(ci [2]float64) string {
+	switch {
+	case ci[0] > 1:
+		return "more capacity"
+	case ci[1] < 1:
+		return "less capacity"
+	}
+
+	return "~ no significant difference"
+}
+
 // WriteCapacityCompare prints, for compare, each capacity result's maximum
 // sustainable rate against the first side's: the capacity ratio with its
 // 95% CI, what a configuration change buys in capacity. It prints nothing
@@ -119,10 +132,11 @@ func WriteCapacityCompare(w io.Writer, files []*analysis.File) {
 			continue
 		}
 
-		line := fmt.Sprintf("Capacity %s/%s: %.2f× (%.1f vs %.1f ops/s)", f.Label, base.Label, r, f.Res.Capacity.MaxRate, base.Res.Capacity.MaxRate)
+		line := fmt.Sprintf("Capacity %s/%s: %.2f× (%.1f vs %.1f ops/s; no interval: one side has none, so no verdict)",
+			f.Label, base.Label, r, f.Res.Capacity.MaxRate, base.Res.Capacity.MaxRate)
 		if ci[1] > 0 {
-			line = fmt.Sprintf("Capacity %s/%s: %.2f× (95%% CI %.2f–%.2f×; %.1f vs %.1f ops/s)", f.Label, base.Label, r, ci[0], ci[1],
-				f.Res.Capacity.MaxRate, base.Res.Capacity.MaxRate)
+			line = fmt.Sprintf("Capacity %s/%s: %.2f× (95%% CI %.2f–%.2f×; %.1f vs %.1f ops/s): %s", f.Label, base.Label, r, ci[0], ci[1],
+				f.Res.Capacity.MaxRate, base.Res.Capacity.MaxRate, capacityVerdict(ci))
 		}
 
 		fmt.Fprintln(w, line)

@@ -156,3 +156,18 @@ func TestCapacitySectionOfNothing(t *testing.T) {
 		t.Errorf("section:\n%s", html)
 	}
 }
+
+func TestCapacityVerdict(t *testing.T) {
+	for _, c := range []struct {
+		ci   [2]float64
+		want string
+	}{
+		{[2]float64{1.1, 1.5}, "more capacity"},
+		{[2]float64{0.5, 0.9}, "less capacity"},
+		{[2]float64{0.9, 1.2}, "~ no significant difference"},
+	} {
+		if got := capacityVerdict(c.ci); got != c.want {
+			t.Errorf("%v: %q, want %q", c.ci, got, c.want)
+		}
+	}
+}
