@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/mongobench/mongobench/internal/base/alarm"
 	"github.com/mongobench/mongobench/internal/engine/op"
 	"github.com/mongobench/mongobench/internal/spec/datagen"
 	"github.com/mongobench/mongobench/internal/spec/workload"
@@ -116,6 +117,9 @@ func newRig(t *testing.T, src string, cfg wiretest.Config, tweak func(*options.C
 			Interval:   spec.Run.Interval.D(),
 			AbortAfter: spec.Run.AbortAfter.D(),
 			Timeout:    spec.Run.Timeout.D(),
+			// As runs do: the rig's tests run on the real clock against a
+			// real server, so they exercise the scheduler's precise waits.
+			NewAlarm: alarm.New,
 		},
 	}
 }
