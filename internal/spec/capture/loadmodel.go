@@ -189,11 +189,11 @@ func (c *Capture) ThinkTime() (time.Duration, bool) {
 type LoadModel struct {
 	// Closed is a closed loop of Workers workers; else an open loop at
 	// Rate operations per second with at most MaxInFlight in flight.
-	Closed      bool
-	Workers     int
+	Closed  bool
+	Workers int
 	// ThinkTime is a closed loop's think_time (Capture.ThinkTime); 0
 	// when the source had no two operations in a row on a connection.
-	ThinkTime time.Duration
+	ThinkTime   time.Duration
 	Rate        float64
 	MaxInFlight int
 	// Why is one line saying which model and why.
