@@ -216,9 +216,12 @@ type LoadModel struct {
 //     or a driver's pool serving requests as they come): an open loop at
 //     the arrival rate.
 //
-// meta.Closed and meta.Open override the inference. A closed loop thinks
-// for the median gap between operations on a connection (ThinkTime), so
-// that it does not send back to back what the application spaced out.
+// meta.Closed and meta.Open override the inference. An inferred closed
+// loop thinks for the median gap between operations on a connection
+// (ThinkTime), so that it does not send back to back what the application
+// spaced out; one the user chose (--closed-loop) does not, since its
+// gaps need not be think time (a pool's idle time, or operations a log
+// under slowms left out).
 func (c *Capture) InferLoadModel(meta Meta) (LoadModel, error) {
 	st := c.Stats()
 	lead := c.leadApplies(meta)
@@ -274,13 +277,6 @@ func (c *Capture) InferLoadModel(meta Meta) (LoadModel, error) {
 	}
 
 	closed := LoadModel{Closed: true, Workers: workers}
-	think := ""
-
-	if d, ok := c.ThinkTime(); ok {
-		closed.ThinkTime = d
-		think = fmt.Sprintf("; think time %s (the median gap between an operation's end and the next one's start on a connection)", d)
-	}
-
 	busy := 1.0
 
 	if activeMS > 0 {
@@ -291,7 +287,7 @@ func (c *Capture) InferLoadModel(meta Meta) (LoadModel, error) {
 
 	switch {
 	case meta.Closed:
-		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): --closed-loop%s", workers, think)
+		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): --closed-loop", workers)
 
 		return closed, nil
 	case meta.Open && !rated:
@@ -301,7 +297,7 @@ func (c *Capture) InferLoadModel(meta Meta) (LoadModel, error) {
 
 		return open, nil
 	case !rated:
-		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): the source's times span less than a second (or it has none), so there is no arrival rate%s", workers, think)
+		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): the source's times span less than a second (or it has none), so there is no arrival rate", workers)
 
 		return closed, nil
 	case overlapping > 0:
@@ -315,6 +311,16 @@ func (c *Capture) InferLoadModel(meta Meta) (LoadModel, error) {
 
 		return open, nil
 	default:
+		// Only here are the gaps known to be think time: the
+		// connections were synchronous clients, busy most of the time.
+		// Behind --closed-loop they may be a pool's idle time, or the
+		// operations a log under slowms left out.
+		think := ""
+		if d, ok := c.ThinkTime(); ok && d > 0 {
+			closed.ThinkTime = d
+			think = fmt.Sprintf("; think time %s (the median gap between an operation's end and the next one's start on a connection)", d)
+		}
+
 		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): on each connection an operation started only after the previous one returned, busy %s of the time%s; --open-loop overrides",
 			workers, busyText, think)
 
