@@ -85,8 +85,9 @@ operations as the log's entries. The profiler must have been on
 The run phase's load model is inferred from the connections: when no
 connection sent an operation before its previous one returned, and the
 connections were busy at least half of the time, a closed loop with one
-worker per connection; else an open loop at the source's arrival rate
-(--closed-loop and --open-loop override; capture prints which and why).
+worker per connection, thinking between operations for the median gap the
+connections left (think_time); else an open loop at the source's arrival
+rate (--closed-loop and --open-loop override; capture prints which and why).
 Inserts read before any other operation are the application's load: their
 documents are loaded before the run (their number is then the default of
 --load-documents for that collection), not operations of the mix.
