@@ -43,6 +43,10 @@ type captureFlags struct {
 	// record is the recording proxy of --upstream (capture from the
 	// wire): its recording is captured once it stops.
 	record recordFlags
+
+	// fidelityShapes is the shape file of a recording of the --fidelity
+	// run, compared with the capture at the proxy (like with like).
+	fidelityShapes string
 }
 
 // captureName keeps what a workload name and a database name may hold.
@@ -81,8 +85,9 @@ operations as the log's entries. The profiler must have been on
 The run phase's load model is inferred from the connections: when no
 connection sent an operation before its previous one returned, and the
 connections were busy at least half of the time, a closed loop with one
-worker per connection; else an open loop at the source's arrival rate
-(--closed-loop and --open-loop override; capture prints which and why).
+worker per connection, thinking between operations for the median gap the
+connections left (think_time); else an open loop at the source's arrival
+rate (--closed-loop and --open-loop override; capture prints which and why).
 Inserts read before any other operation are the application's load: their
 documents are loaded before the run (their number is then the default of
 --load-documents for that collection), not operations of the mix.
@@ -108,13 +113,18 @@ and the operation each shape became. After a run of the workload,
 capture --fidelity RESULTS.json prints captured vs reproduced per shape:
 share of operations (points apart) and the captured server time (median,
 p99) vs the run's client latency (ratio). The shape file is found beside the
-workload the results name, or given as the second argument.`,
+workload the results name, or given as the second argument. When the run
+went through a recording proxy too (capture --upstream, as the application
+did), --fidelity-shapes RUN.shapes.json adds the comparison taken at the
+same point on both sides (the proxy's request-to-reply times): like with
+like, where the client latency adds the driver and drops the proxy's hop.`,
 		Example: `  mongobench capture /var/log/mongodb/mongod.log -o captured.yaml
   mongobench capture mongod.log.1.gz mongod.log -o captured.yaml --duration 1m
   mongobench capture --profile mongodb://db.example:27017 --db shop -o captured.yaml
   mongobench capture mongod.log -o replay.yaml --replay --speed 2
   mongobench validate captured.yaml && mongobench run captured.yaml -o res.json
   mongobench capture --fidelity res.json
+  mongobench capture --fidelity res.json --fidelity-shapes run-recorded.shapes.json
   mongobench capture --upstream mongodb://db.internal:27017 --for 10m -o app.yaml`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("fidelity") {
@@ -152,6 +162,10 @@ workload the results name, or given as the second argument.`,
 				return runFidelity(cmd.Context(), st, args, &f)
 			}
 
+			if cmd.Flags().Changed("fidelity-shapes") {
+				return badInput("--fidelity-shapes goes with --fidelity RESULTS.json (the run it recorded)")
+			}
+
 			if cmd.Flags().Changed("upstream") {
 				return captureFromTheWire(cmd.Context(), st, &f, cmd.Flags().Changed)
 			}
@@ -182,6 +196,7 @@ workload the results name, or given as the second argument.`,
 	fl.StringVar(&f.record.listen, "listen", defaultRecordListen, "with --upstream: where the recording proxy listens (the application connects here)")
 	fl.StringVar(&f.record.out, "recording", "", "with --upstream: where the recording is kept (default: beside the workload, WORKLOAD.recording.log)")
 	fl.DurationVar(&f.record.lifetime, "for", 0, "with --upstream: stop recording after this long (default: at Ctrl-C)")
+	fl.StringVar(&f.fidelityShapes, "fidelity-shapes", "", "with --fidelity: the shape file of a recording of the same run through a recording proxy (capture --upstream): also compare at the proxy, like with like")
 	fl.Float64Var(&f.tolerance, "p50-tolerance", 25, "with --fidelity: a shape's run p50 counts as reproduced within this many percent of the captured median")
 
 	return c
@@ -424,6 +439,21 @@ func runFidelity(ctx context.Context, st *State, args []string, f *captureFlags)
 		return badInput("%v", err)
 	}
 
+	// The run's recording is read before anything is printed, so that a
+	// bad file is refused without half a report.
+	var recorded *capture.ShapeFile
+
+	if f.fidelityShapes != "" {
+		data, err := os.ReadFile(f.fidelityShapes)
+		if err != nil {
+			return badInput("--fidelity-shapes: %v", err)
+		}
+
+		if recorded, err = capture.ParseShapeFile(f.fidelityShapes, data); err != nil {
+			return badInput("--fidelity-shapes: %v", err)
+		}
+	}
+
 	if res.Workload.Source != "" {
 		sum := sha256.Sum256([]byte(res.Workload.Source))
 		if hex.EncodeToString(sum[:]) != sf.WorkloadSHA256 {
@@ -455,7 +485,28 @@ func runFidelity(ctx context.Context, st *State, args []string, f *captureFlags)
 		return badInput("--fidelity %s with %s: %v", f.fidelity, shapesPath, err)
 	}
 
+	if recorded == nil {
+		if err := fid.Write(st.Stdout); err != nil {
+			return failed("writing the report: %v", err)
+		}
+
+		return nil
+	}
+
+	proxy, err := capture.CompareShapes(sf, recorded, f.tolerance)
+	if err != nil {
+		return badInput("--fidelity-shapes %s with %s: %v", f.fidelityShapes, shapesPath, err)
+	}
+
+	fmt.Fprintln(st.Stdout, "At the client (the run's latency, from results):")
+
 	if err := fid.Write(st.Stdout); err != nil {
+		return failed("writing the report: %v", err)
+	}
+
+	fmt.Fprintln(st.Stdout, "\nAt the proxy (both recorded through a recording proxy; like with like):")
+
+	if err := proxy.Write(st.Stdout); err != nil {
 		return failed("writing the report: %v", err)
 	}
 

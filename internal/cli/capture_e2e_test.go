@@ -101,6 +101,19 @@ func TestCaptureRunsEmbedded(t *testing.T) {
 	if strings.Contains(stdout, "that no shape names") || strings.Contains(stderr, "not the file capture wrote") {
 		t.Errorf("the run's operations are not all the captured shapes':\n%s\n%s", stdout, stderr)
 	}
+
+	// --fidelity-shapes adds the comparison at the proxy after the one at
+	// the client. Given the capture's own shape file as the recording, the
+	// two sides are the same: 0 points and every p50 within.
+	shapes := filepath.Join(filepath.Dir(out), "shop.shapes.json")
+	if code, stdout, stderr = runMain(t, "capture", "--fidelity", out, "--fidelity-shapes", shapes); code != ExitOK {
+		t.Fatalf("capture --fidelity --fidelity-shapes: exit %d\n%s", code, stderr)
+	}
+
+	client, proxy, ok := strings.Cut(stdout, "At the proxy")
+	if !ok || !strings.HasPrefix(client, "At the client") || !strings.HasSuffix(proxy, "\nmix within 0.0 points, p50 within 25% for 7 of 7 shapes\n") {
+		t.Errorf("--fidelity-shapes with the capture's own shape file: want both reports, the proxy's exact\n%s", stdout)
+	}
 }
 
 // TestCaptureReplayEmbedded captures the fixture as a replay at speed 5

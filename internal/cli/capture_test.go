@@ -122,6 +122,7 @@ func TestCaptureFidelityRefusals(t *testing.T) {
 		{[]string{"capture", "--fidelity", notShapes}, "--fidelity " + notShapes},
 		{[]string{"capture", "--fidelity", "r.json", "a", "b"}, "at most one argument"},
 		{[]string{"capture", "--fidelity", "r.json", "--p50-tolerance", "0"}, "--p50-tolerance must be > 0"},
+		{[]string{"capture", captureFixture, "-o", filepath.Join(dir, "w.yaml"), "--fidelity-shapes", notShapes}, "--fidelity-shapes goes with --fidelity RESULTS.json"},
 		{[]string{"capture"}, "at least one log file"},
 		{[]string{"capture", captureFixture, "--profile", "mongodb://127.0.0.1:1/x", "-o", filepath.Join(dir, "w.yaml")}, "give no log file with it"},
 		{[]string{"capture", captureFixture, "--db", "shop", "-o", filepath.Join(dir, "w.yaml")}, "--db and --profile-collection apply to --profile only"},

@@ -90,6 +90,10 @@ func (c *checker) phase(path string, p *workload.Phase) {
 		c.at(yamlpos.Field(path, "sequence"), "client %s runs a weighted mix of single operations; sequences run with client go only", c.client)
 	}
 
+	if p.ThinkTime > 0 {
+		c.at(yamlpos.Field(path, "think_time"), "client %s sends each operation when the last returned; think_time runs with client go only", c.client)
+	}
+
 	if len(p.Background) > 0 {
 		c.at(yamlpos.Field(path, "background"), "client %s cannot run background jobs; they run with client go only", c.client)
 	}

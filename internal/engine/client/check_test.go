@@ -55,6 +55,10 @@ func TestCheck(t *testing.T) {
     replacement: {n: 1}
 `,
 		},
+		"think time": {
+			yaml: "run:\n  duration: 1s\n  think_time: 1ms\n  client: python-pymongo\n" + ops,
+			want: []string{"w.yaml:7:15: run.think_time: client python-pymongo sends each operation when the last returned; think_time runs with client go only"},
+		},
 		"open loop": {
 			yaml: "run:\n  duration: 1s\n  rate: 100\n  client: python-pymongo\n" + ops,
 			want: []string{"w.yaml:6:3: run: client python-pymongo runs closed-loop phases only; this phase's load model is rate"},

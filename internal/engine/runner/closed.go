@@ -3,23 +3,29 @@ package runner
 import (
 	"context"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/base/alarm"
 )
 
 // closedLoop is the closed-loop model: n workers, each starting its next
-// iteration as soon as the previous one returned, so the offered load is
-// whatever the server lets through. With a gate, worker w runs only while
-// more than w workers are wanted (ramping concurrency, see
+// iteration as soon as the previous one returned (or think later), so the
+// offered load is whatever the server lets through. With a gate, worker w
+// runs only while more than w workers are wanted (ramping concurrency, see
 // ramping_concurrency.go).
 type closedLoop struct {
 	engine *Engine
 	mix    *mix
 	n      int
 	gate   *gate
+	// think is the phase's think_time: each worker waits it after an
+	// iteration, as an application does between requests. It is outside
+	// every latency, which the iteration measures.
+	think time.Duration
 }
 
 // newClosedLoop is the executor of a phase with concurrency workers.
 func newClosedLoop(ps *phaseSetup) Executor {
-	return &closedLoop{engine: ps.engine, mix: ps.newMix(), n: ps.spec.Concurrency}
+	return &closedLoop{engine: ps.engine, mix: ps.newMix(), n: ps.spec.Concurrency, think: ps.spec.ThinkTime.D()}
 }
 
 // Setup has nothing to hook: the plan is the phase's concurrency.
@@ -31,6 +37,12 @@ func (c *closedLoop) Run(ctx context.Context, pr *phaseRun) {
 		s := c.engine.Env.NewScope(w)
 		h := pr.newHandles()
 
+		var th *thinker
+		if c.think > 0 {
+			th = newThinker(c.engine)
+			defer th.close()
+		}
+
 		for pr.issueCtx.Err() == nil {
 			if c.gate != nil && !c.gate.wait(pr.issueCtx, w) {
 				return
@@ -39,6 +51,71 @@ func (c *closedLoop) Run(ctx context.Context, pr *phaseRun) {
 			if !pr.iteration(ctx, s, h, c.mix, time.Time{}) {
 				return
 			}
+
+			if th != nil && !th.wait(pr.issueCtx, c.think) {
+				return
+			}
 		}
 	})
+}
+
+// thinker is one worker's think-time wait. A think time is typically a
+// millisecond or two, and the runtime's timers oversleep such a wait by up
+// to a millisecond on Linux (package alarm): a worker thinking 1 ms would
+// think about 2, halving the load it offers. So it waits as the open-loop
+// scheduler does: on the runtime's timer, which it can wait on together
+// with the end of the phase, until fineWait before the end, then on the
+// engine's precise alarm.
+type thinker struct {
+	timer *time.Timer
+	fine  alarm.Alarm
+}
+
+func newThinker(e *Engine) *thinker {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+
+	return &thinker{timer: t, fine: e.fineAlarm()}
+}
+
+// wait waits d, and reports false if stop ended first (then the worker
+// starts no further iteration).
+func (t *thinker) wait(stop context.Context, d time.Duration) bool {
+	end := time.Now().Add(d)
+
+	for {
+		if stop.Err() != nil {
+			return false
+		}
+
+		left := time.Until(end)
+
+		switch {
+		case left <= 0:
+			return true
+		case left > fineWait:
+			t.timer.Reset(left - fineWait)
+
+			select {
+			case <-stop.Done():
+				t.timer.Stop()
+
+				return false
+			case <-t.timer.C:
+			}
+		default:
+			// At most fineWait: a stop waits for it, as it waits for an
+			// operation in flight.
+			t.fine.Set(left)
+
+			if !t.fine.Wait() {
+				return stop.Err() == nil
+			}
+		}
+	}
+}
+
+func (t *thinker) close() {
+	t.timer.Stop()
+	_ = t.fine.Close()
 }

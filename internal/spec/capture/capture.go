@@ -116,6 +116,9 @@ type Capture struct {
 	timed   bool
 	// connStates are the connections' timings, for the load model.
 	connStates map[string]*connState
+	// gaps samples the think time between operations of a connection,
+	// leadGaps that between the leading inserts (see add).
+	gaps, leadGaps gapSample
 	// steady is set by the first operation that is not an insert: inserts
 	// read before it are the load (see add). steadyFirst is the earliest
 	// start of an operation of the steady mix.

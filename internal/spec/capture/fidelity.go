@@ -150,6 +150,11 @@ type FidelityRow struct {
 
 // Fidelity compares a capture with a run of its workload.
 type Fidelity struct {
+	// Proxy is whether the run's figures are a recording of the run made
+	// at the same point as the capture (CompareShapes), rather than the
+	// run's client latencies (CompareRun); it changes only the legend.
+	Proxy bool
+
 	Rows []FidelityRow
 	// MaxPoints is the largest difference of shares, in percentage points.
 	MaxPoints float64
@@ -245,6 +250,59 @@ func CompareRun(sf *ShapeFile, run []RunOperation, tolerance float64) (*Fidelity
 	return f, nil
 }
 
+// CompareShapes lines a shape file up with the shape file of a recording
+// of the run, made through a recording proxy as the capture was: both
+// latencies are then the proxy's, from a request to its reply, and the
+// comparison is like with like (CompareRun's is the client's, which adds
+// the driver and drops the proxy's hop). Shapes are matched by id (the
+// shape's text: fields and operators), so a shape the run sent in another
+// form is named among the run's extra shapes. Loaded operations of either
+// side are left out of the shares: the run's load step is its own
+// leading inserts, or (when the run's own commands came first) the
+// inserts of the shape the capture made its load.
+func CompareShapes(sf, run *ShapeFile, tolerance float64) (*Fidelity, error) {
+	byID := map[string]string{}
+
+	for _, s := range sf.Shapes {
+		byID[s.ID] = s.Operation
+	}
+
+	ops := make([]RunOperation, 0, len(run.Shapes))
+
+	for _, s := range run.Shapes {
+		issued := s.Count - s.Loaded
+		if issued <= 0 {
+			continue
+		}
+
+		name, ok := byID[s.ID]
+
+		switch {
+		case ok && name == "":
+			// A captured shape the workload holds as no operation:
+			// the captured load's inserts, which the run sends as
+			// its load step, or one the capture left out. Neither
+			// side's shares have it.
+			continue
+		case !ok:
+			// Not a captured shape: named by its text, so the
+			// report says what the run sent instead.
+			name = s.ID + " " + s.Text
+		}
+
+		ops = append(ops, RunOperation{Name: name, Issued: issued, P50US: 1000 * s.capturedMS(50), P99US: 1000 * s.capturedMS(99)})
+	}
+
+	f, err := CompareRun(sf, ops, tolerance)
+	if err != nil {
+		return nil, fmt.Errorf("the recording of the run has no shape of the capture (is it a recording of a run of this workload?): %w", err)
+	}
+
+	f.Proxy = true
+
+	return f, nil
+}
+
 // Write prints the report: per shape the captured and the run's share of
 // operations and their difference in points, the captured median and 99th
 // percentile of the server's time and the run's p50 and p99 latency with
@@ -271,8 +329,13 @@ func (f *Fidelity) Write(w io.Writer) error {
 			r.ID, 100*r.CapturedShare, run, points, capturedText(r.P50MS, r.P50US), p50, r50, capturedText(r.P99MS, r.P99US), p99, r99, r.Operation)
 	}
 
-	b.WriteString("Shares are of the operations the workload holds; times in ms: captured = the server's time from the source\n" +
-		"(durationMillis, whole ms, or a recording's durationMicros), run = the client's latency (includes the round trip and the driver).\n")
+	if f.Proxy {
+		b.WriteString("Shares are of the operations the workload holds; times in ms, both taken at the recording proxy, from a request\n" +
+			"to its reply (durationMicros): captured = the application's, run = the run's, recorded the same way (like with like).\n")
+	} else {
+		b.WriteString("Shares are of the operations the workload holds; times in ms: captured = the server's time from the source\n" +
+			"(durationMillis, whole ms, or a recording's durationMicros), run = the client's latency (includes the round trip and the driver).\n")
+	}
 
 	if f.Unresolved > 0 {
 		fmt.Fprintf(&b, "%d shapes took under 1 ms on the server (0 ms in the log): no ratio.\n", f.Unresolved)
@@ -286,7 +349,10 @@ func (f *Fidelity) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "%d captured operations are of shapes the workload does not hold; left out of the shares.\n", f.Left)
 	}
 
-	if len(f.Extra) > 0 {
+	switch {
+	case len(f.Extra) > 0 && f.Proxy:
+		fmt.Fprintf(&b, "Shapes the run sent that the capture has not (another form of a query, or the run's own commands), left out: %s.\n", strings.Join(f.Extra, "; "))
+	case len(f.Extra) > 0:
 		fmt.Fprintf(&b, "Operations of the run that no shape names (added after capture), left out: %s.\n", strings.Join(f.Extra, ", "))
 	}
 

@@ -160,3 +160,56 @@ func TestFidelityRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestFidelityAtTheProxy: a recording of the run through a proxy is
+// matched with the capture by shape id. Its mix is the captured one (ten
+// times each count, and its own load step's inserts loaded), its p50 1.1
+// times each captured median: within 0 points and 7 of 7 p50s within 25%.
+// The run's inserts of the shape the capture made its load are neither
+// side's mix; a shape the capture has not (the run's own bookkeeping) is
+// named and left out; the legend says both times are the proxy's.
+func TestFidelityAtTheProxy(t *testing.T) {
+	sf := fixtureShapes(t)
+
+	rec := &ShapeFile{Format: ShapeFormat}
+
+	for _, s := range sf.Shapes {
+		e := ShapeEntry{ID: s.ID, Text: s.Text, Count: 10 * s.Count, P50MS: s.P50MS, P50US: 1100 * s.P50MS, P99MS: s.P99MS}
+		if s.Text == "insert orders" {
+			e.Count, e.Loaded = 7, 0
+		}
+
+		rec.Shapes = append(rec.Shapes, e)
+	}
+
+	rec.Shapes = append(rec.Shapes, ShapeEntry{ID: "0badf00d", Text: "insert mongobench.owner", Count: 1, P50MS: 1})
+
+	f, err := CompareShapes(sf, rec, 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var b bytes.Buffer
+	if err := f.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+
+	out := b.String()
+	if got, want := lastLine(out), "mix within 0.0 points, p50 within 25% for 7 of 7 shapes"; got != want {
+		t.Errorf("summary %q, want %q\n%s", got, want, out)
+	}
+
+	if !strings.Contains(out, "left out: 0badf00d insert mongobench.owner.\n") || strings.Contains(out, "insert orders.") {
+		t.Errorf("extra shapes: want the owner's insert named and the load's inserts not\n%s", out)
+	}
+
+	if !strings.Contains(out, "both taken at the recording proxy") {
+		t.Errorf("legend does not say both times are the proxy's\n%s", out)
+	}
+
+	// A recording of something else has no shape of the capture.
+	other := &ShapeFile{Format: ShapeFormat, Shapes: []ShapeEntry{{ID: "0badf00d", Text: "insert mongobench.owner", Count: 1}}}
+	if _, err := CompareShapes(sf, other, 25); err == nil || !strings.Contains(err.Error(), "no shape of the capture") {
+		t.Errorf("a recording without the capture's shapes: error %v", err)
+	}
+}

@@ -3,7 +3,9 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"time"
 )
 
 // connState is what the load model needs of one connection: whether its
@@ -24,6 +26,52 @@ type connState struct {
 	// steady is whether the connection ran an operation of the steady mix
 	// (not only inserts of the load, see Capture.add).
 	steady bool
+	// lastSteady is whether the last timed record was of the steady mix:
+	// a gap counts as think time only between two operations of the mix,
+	// not after the load.
+	lastSteady bool
+}
+
+// gapSample is a bounded, deterministic sample of the gaps between an
+// operation's end and the next one's start on the same connection, in
+// microseconds, for the think time (see Capture.ThinkTime). It keeps every
+// stride-th gap; when full it drops every other one it holds and doubles
+// the stride, so that memory stays bounded whatever the log's length and
+// the sample stays spread over the whole log.
+type gapSample struct {
+	gaps   []int64
+	stride int64
+	seen   int64
+}
+
+// maxGaps bounds the sample: half a megabyte, and a median of at least
+// maxGaps/2 gaps, far finer than the times' resolution.
+const maxGaps = 1 << 16
+
+func (g *gapSample) add(us int64) {
+	if g.stride == 0 {
+		g.stride = 1
+	}
+
+	g.seen++
+	if (g.seen-1)%g.stride != 0 {
+		return
+	}
+
+	if len(g.gaps) == maxGaps {
+		for i := range maxGaps / 2 {
+			g.gaps[i] = g.gaps[2*i]
+		}
+
+		g.gaps = g.gaps[:maxGaps/2]
+		g.stride *= 2
+
+		if (g.seen-1)%g.stride != 0 {
+			return
+		}
+	}
+
+	g.gaps = append(g.gaps, us)
 }
 
 // overlapSlack is the tolerance of the overlap test, in milliseconds. A
@@ -37,9 +85,11 @@ const overlapSlack = 1
 
 // busyShare is the least share of their active time that sequential
 // connections must have been busy for a closed loop: below it, the
-// application thought (or waited for its own users) longer than it waited
-// for the server, and a closed loop, which has no think time in the
-// workload language, would send operations far faster than it did.
+// application waited for something else (its own users, a driver's pool
+// handing the connection to whoever asks) longer than for the server, and
+// arrivals that do not depend on replies are an open loop's. Above it,
+// the gaps are one synchronous client's think time, which the closed loop
+// keeps (think_time, see Capture.ThinkTime).
 const busyShare = 0.5
 
 // track records one timed operation of a connection for the load model.
@@ -78,12 +128,60 @@ func (c *Capture) track(r *Record, steady bool) {
 		// of its time each: one request, not an overlap.
 	case start < cs.lastEnd-overlapSlack:
 		cs.overlaps++
+	case steady == cs.lastSteady:
+		// The think time before this operation: its start, taken from
+		// its end and its duration in microseconds when the source has
+		// them, less the previous end. Both ends are truncated to the
+		// millisecond, independently, so the error is the difference
+		// of two uniform errors: within a millisecond either way and
+		// symmetric, which leaves the median where it was. Gaps of the
+		// leading inserts are kept apart: they are the mix's only when
+		// nothing else follows (see Capture.add).
+		gap := end*1000 - us - cs.lastEnd*1000
+		if steady {
+			c.gaps.add(gap)
+		} else {
+			c.leadGaps.add(gap)
+		}
 	}
 
 	cs.first = min(cs.first, start)
 	cs.lastEnd = max(cs.lastEnd, end)
-	cs.lastTime, cs.lastStatement = end, statement
+	cs.lastTime, cs.lastStatement, cs.lastSteady = end, statement, steady
 	cs.busyUS += us
+}
+
+// ThinkTime is the median gap between an operation's end and the next
+// one's start on the same connection, over the operations of the steady
+// mix (not the load's inserts before it), rounded to ten microseconds (the times are whole milliseconds: no
+// finer figure means anything); ok is false when no connection had two
+// timed operations of the mix in a row. A connection that waits for each
+// reply before it sends the next request thinks that long between them,
+// and a closed loop replays it with think_time.
+func (c *Capture) ThinkTime() (time.Duration, bool) {
+	sample := c.gaps.gaps
+	if !c.steady {
+		// Inserts alone: they are the mix (see Capture.leadApplies).
+		sample = c.leadGaps.gaps
+	}
+
+	if len(sample) == 0 {
+		return 0, false
+	}
+
+	gaps := slices.Clone(sample)
+	slices.Sort(gaps)
+
+	n := len(gaps)
+	med := gaps[n/2]
+
+	if n%2 == 0 {
+		med = (gaps[n/2-1] + gaps[n/2]) / 2
+	}
+
+	med = (max(med, 0) + 5) / 10 * 10
+
+	return time.Duration(med) * time.Microsecond, true
 }
 
 // LoadModel is the run phase's load model, as capture infers it (or the
@@ -91,8 +189,11 @@ func (c *Capture) track(r *Record, steady bool) {
 type LoadModel struct {
 	// Closed is a closed loop of Workers workers; else an open loop at
 	// Rate operations per second with at most MaxInFlight in flight.
-	Closed      bool
-	Workers     int
+	Closed  bool
+	Workers int
+	// ThinkTime is a closed loop's think_time (Capture.ThinkTime); 0
+	// when the source had no two operations in a row on a connection.
+	ThinkTime   time.Duration
 	Rate        float64
 	MaxInFlight int
 	// Why is one line saying which model and why.
@@ -111,11 +212,16 @@ type LoadModel struct {
 //     at least half of their active time (each is one synchronous client
 //     that sends its next operation when the last returned): a closed
 //     loop with one worker per connection;
-//   - sequential, but idle more than half of the time (think time, which
-//     the workload language cannot express; or a driver's pool serving
-//     requests as they come): an open loop at the arrival rate.
+//   - sequential, but idle more than half of the time (long think times,
+//     or a driver's pool serving requests as they come): an open loop at
+//     the arrival rate.
 //
-// meta.Closed and meta.Open override the inference.
+// meta.Closed and meta.Open override the inference. An inferred closed
+// loop thinks for the median gap between operations on a connection
+// (ThinkTime), so that it does not send back to back what the application
+// spaced out; one the user chose (--closed-loop) does not, since its
+// gaps need not be think time (a pool's idle time, or operations a log
+// under slowms left out).
 func (c *Capture) InferLoadModel(meta Meta) (LoadModel, error) {
 	st := c.Stats()
 	lead := c.leadApplies(meta)
@@ -200,13 +306,23 @@ func (c *Capture) InferLoadModel(meta Meta) (LoadModel, error) {
 
 		return open, nil
 	case busy < busyShare:
-		open.Why = fmt.Sprintf("open loop at %s/s (the source's arrival rate): the %d connections never overlapped but were busy only %s of the time (think time, which a closed loop would not keep); --closed-loop overrides",
+		open.Why = fmt.Sprintf("open loop at %s/s (the source's arrival rate): the %d connections never overlapped but were busy only %s of the time (long think times, or a pool serving requests as they come); --closed-loop overrides",
 			fmtRate(open.Rate), workers, busyText)
 
 		return open, nil
 	default:
-		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): on each connection an operation started only after the previous one returned, busy %s of the time; --open-loop overrides",
-			workers, busyText)
+		// Only here are the gaps known to be think time: the
+		// connections were synchronous clients, busy most of the time.
+		// Behind --closed-loop they may be a pool's idle time, or the
+		// operations a log under slowms left out.
+		think := ""
+		if d, ok := c.ThinkTime(); ok && d > 0 {
+			closed.ThinkTime = d
+			think = fmt.Sprintf("; think time %s (the median gap between an operation's end and the next one's start on a connection)", d)
+		}
+
+		closed.Why = fmt.Sprintf("closed loop, %d workers (one per connection): on each connection an operation started only after the previous one returned, busy %s of the time%s; --open-loop overrides",
+			workers, busyText, think)
 
 		return closed, nil
 	}

@@ -18,6 +18,9 @@ type rec struct {
 	millis int64
 	typ    string // "command", "update" or "remove"
 	attrs  string
+	// micros, when > 0, is written as durationMicros, as the recording
+	// proxy does.
+	micros int64
 }
 
 // origin is the made-up log's time zero.
@@ -34,8 +37,13 @@ func logOf(recs []rec) string {
 			typ = "command"
 		}
 
-		fmt.Fprintf(&b, `{"t":{"$date":%q},"s":"I","c":"COMMAND","id":51803,"ctx":%q,"msg":"Slow query","attr":{"type":%q,"ns":"app.orders",%s,"durationMillis":%d}}`+"\n",
-			origin.Add(time.Duration(r.end)*time.Millisecond).Format("2006-01-02T15:04:05.000Z07:00"), r.conn, typ, r.attrs, r.millis)
+		micros := ""
+		if r.micros > 0 {
+			micros = fmt.Sprintf(`,"durationMicros":%d`, r.micros)
+		}
+
+		fmt.Fprintf(&b, `{"t":{"$date":%q},"s":"I","c":"COMMAND","id":51803,"ctx":%q,"msg":"Slow query","attr":{"type":%q,"ns":"app.orders",%s,"durationMillis":%d%s}}`+"\n",
+			origin.Add(time.Duration(r.end)*time.Millisecond).Format("2006-01-02T15:04:05.000Z07:00"), r.conn, typ, r.attrs, r.millis, micros)
 	}
 
 	return b.String()
@@ -116,6 +124,96 @@ func TestLoadModelSequentialIsClosed(t *testing.T) {
 
 	if spec.Run.Concurrency != 3 || spec.Run.Rate != 0 {
 		t.Errorf("run: concurrency %d rate %v, want a closed loop of 3\n%s", spec.Run.Concurrency, spec.Run.Rate, out)
+	}
+
+	// Each connection waited 1 ms between a reply and its next request:
+	// the closed loop thinks as long, and says so.
+	if spec.Run.ThinkTime.D() != time.Millisecond || lm.ThinkTime != time.Millisecond || !strings.Contains(lm.Why, "think time 1ms") {
+		t.Errorf("think time %s in the workload, %s inferred (%q); want 1ms\n%s", spec.Run.ThinkTime.D(), lm.ThinkTime, lm.Why, out)
+	}
+}
+
+// TestThinkTimeMicros: a recording's times are whole milliseconds but its
+// durations are microseconds. An application that thinks 1.3 ms between a
+// reply and its next request, whose operations take 2.0 to 2.9 ms, shows
+// gaps of 0.3 to 2.3 ms (each end truncated on its own); their median is
+// the 1.3 ms within the times' resolution, which a median of whole
+// milliseconds (1 or 2) would not be.
+func TestThinkTimeMicros(t *testing.T) {
+	const think = 1300
+
+	var (
+		recs []rec
+		now  int64 // µs after origin, the true clock
+	)
+
+	for i := range 2000 {
+		svc := 2000 + int64(i*337%900)
+		now += svc
+		r := findOne("conn1", now/1000, svc/1000)
+		r.micros = svc
+		recs = append(recs, r)
+		now += think
+	}
+
+	c := captureRecs(t, Options{}, recs)
+
+	d, ok := c.ThinkTime()
+	if !ok || d < (think-100)*time.Microsecond || d > (think+100)*time.Microsecond {
+		t.Errorf("think time %s (%v), want 1.3ms within 0.1ms", d, ok)
+	}
+
+	if lm := inferred(t, c, meta()); !lm.Closed || lm.ThinkTime != d {
+		t.Errorf("model %+v, want a closed loop thinking %s", lm, d)
+	}
+}
+
+// TestThinkTimeNotAfterTheLoad: the gaps between the load's inserts, and
+// after the last of them, are the loader's, not the steady mix's think
+// time: 300 inserts 10 ms apart, then 200 findOnes 1 ms apart, think 1 ms
+// (with the load's gaps counted, the median would be 10 ms).
+func TestThinkTimeNotAfterTheLoad(t *testing.T) {
+	var recs []rec
+
+	end := int64(0)
+
+	for i := range 300 {
+		end += 10 + 2
+		recs = append(recs, insertOf("conn1", end, 2, i))
+	}
+
+	for _, r := range sequential(1, 200, 5, 1) {
+		r.end += end + 10
+		recs = append(recs, r)
+	}
+
+	c := captureRecs(t, Options{}, recs)
+
+	if d, ok := c.ThinkTime(); !ok || d != time.Millisecond {
+		t.Errorf("think time %s (%v), want 1ms", d, ok)
+	}
+
+	// Without a steady mix to load (--replay keeps the inserts in the
+	// timeline, but the rule is the load's): a capture of inserts alone
+	// is all mix, and its gaps are its think time.
+	c = captureRecs(t, Options{}, recs[:300])
+	if d, ok := c.ThinkTime(); !ok || d != 10*time.Millisecond {
+		t.Errorf("inserts alone: think time %s (%v), want 10ms", d, ok)
+	}
+}
+
+// TestThinkTimeNone: with one operation per connection there is no gap,
+// and the closed loop does not think.
+func TestThinkTimeNone(t *testing.T) {
+	c := captureRecs(t, Options{}, sequential(5, 1, 3, 0))
+
+	if d, ok := c.ThinkTime(); ok {
+		t.Errorf("think time %s from single operations, want none", d)
+	}
+
+	lm := inferred(t, c, meta())
+	if !lm.Closed || lm.ThinkTime != 0 || strings.Contains(lm.Why, "think") {
+		t.Errorf("model %+v, want a closed loop without think time", lm)
 	}
 }
 
@@ -203,8 +301,10 @@ func TestLoadModelOverrides(t *testing.T) {
 	m = meta()
 	m.Closed = true
 
-	if lm := inferred(t, think, m); !lm.Closed || lm.Workers != 2 || !strings.Contains(lm.Why, "--closed-loop") {
-		t.Errorf("--closed-loop: %+v, want a closed loop of 2", lm)
+	// Behind --closed-loop the gaps (20 ms, idle 91% of the time) need not
+	// be think time: the closed loop does not think.
+	if lm := inferred(t, think, m); !lm.Closed || lm.Workers != 2 || !strings.Contains(lm.Why, "--closed-loop") || lm.ThinkTime != 0 {
+		t.Errorf("--closed-loop: %+v, want a closed loop of 2 without think time", lm)
 	}
 
 	if lm := inferred(t, short, meta()); !lm.Closed || !strings.Contains(lm.Why, "less than a second") {
@@ -405,5 +505,25 @@ func TestFidelityMicros(t *testing.T) {
 
 	if f.Within != 1 || f.Compared != 2 {
 		t.Errorf("within %d of %d, want 1 of 2 (findOne 4/3.5, not countDocuments 4/3)", f.Within, f.Compared)
+	}
+}
+
+// TestGapSampleBounded: the sample of gaps stays within maxGaps however
+// many gaps a log has, and stays spread over all of them: a million gaps
+// cycling through 0..999 µs keep their median.
+func TestGapSampleBounded(t *testing.T) {
+	var g gapSample
+
+	for i := range 1_000_000 {
+		g.add(int64(i % 1000))
+	}
+
+	if len(g.gaps) > maxGaps || len(g.gaps) < maxGaps/2 {
+		t.Fatalf("%d gaps kept, want between %d and %d", len(g.gaps), maxGaps/2, maxGaps)
+	}
+
+	c := &Capture{steady: true, gaps: g}
+	if d, _ := c.ThinkTime(); d < 480*time.Microsecond || d > 520*time.Microsecond {
+		t.Errorf("median %s of gaps cycling through 0..999 µs, want about 500µs", d)
 	}
 }

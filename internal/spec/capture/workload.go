@@ -265,6 +265,10 @@ func (w *writer) phase(lm LoadModel) *yaml.Node {
 
 	if lm.Closed {
 		run.Content = append(run.Content, str("concurrency"), intNode(int64(lm.Workers)))
+
+		if lm.ThinkTime > 0 {
+			run.Content = append(run.Content, str("think_time"), str(lm.ThinkTime.String()))
+		}
 	} else {
 		run.Content = append(run.Content,
 			str("rate"), str(fmtRate(lm.Rate)+"/s"),

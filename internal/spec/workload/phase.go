@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mongobench/mongobench/internal/base/yamlpos"
 )
@@ -15,13 +16,19 @@ const (
 	DefaultBackgroundMaxInFlight = 4
 )
 
+// maxThinkTime bounds a phase's think_time. A worker waits it between
+// iterations, so a stop may wait that long for the worker to notice it
+// unless the wait is cut short; the bound keeps a unit typo (think_time:
+// 10h for 10ms) an error rather than an idle run.
+const maxThinkTime = time.Minute
+
 // RunPhaseName is the name of the phase the run section describes.
 const RunPhaseName = "run"
 
 // phaseOnlyFields may be set in the run section only when there is no
 // phases list, since with one they belong to each phase.
 var phaseOnlyFields = []string{
-	"name", "measure", "operations", "sequence", "duration", "max_operations", "warmup", "rate",
+	"name", "measure", "operations", "sequence", "duration", "max_operations", "warmup", "think_time", "rate",
 	"max_in_flight", "max_backlog", "stages", "blocks", "background",
 }
 
@@ -261,6 +268,17 @@ func (v *validator) phase(path string, p *Phase, ops map[string]bool, collection
 			if v.set(f(field)) {
 				v.at(f(field), "applies to open-loop phases only (set rate or rate stages)")
 			}
+		}
+	}
+
+	if p.ThinkTime != 0 {
+		switch {
+		case p.Model() != ModelClosed:
+			v.at(f("think_time"), "applies to closed-loop phases only (concurrency workers without rate, stages, blocks or replay); this phase's load model is %s", p.Model())
+		case p.ThinkTime < 0:
+			v.at(f("think_time"), "must not be negative")
+		case p.ThinkTime.D() > maxThinkTime:
+			v.at(f("think_time"), "must be at most %s: a longer wait is not think time but a pause", maxThinkTime)
 		}
 	}
 

@@ -319,6 +319,13 @@ type Phase struct {
 	// operations are not in any reported figure.
 	Warmup Duration `yaml:"warmup" json:"warmup"`
 
+	// ThinkTime is how long each worker of a closed-loop phase waits after
+	// an iteration returns before it starts the next, as an application's
+	// user or code does between requests. Without it a closed loop sends
+	// back to back, which offers far more load than an application that
+	// thinks; the wait is not in any latency. 0 (default): no wait.
+	ThinkTime Duration `yaml:"think_time" json:"think_time,omitempty"`
+
 	// Rate makes the phase open-loop: operations start on a fixed schedule
 	// from the phase's start, whether earlier ones returned or not, and
 	// latency counts from the scheduled start.
