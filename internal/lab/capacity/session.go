@@ -162,7 +162,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 			return nil, err
 		}
 
-		defer s.coord.close()
+		defer s.coord.close(cfg.Hooks.Messages)
 
 		if sh.Index != 0 {
 			return s.follow(ctx, ts)
@@ -557,6 +557,19 @@ func (s *session) runStep(ctx context.Context) (*result.Result, Observation, err
 	p.Options.NoExplain = true
 	p.Options.StatsInterval = 0
 	p.Options.RunLog, p.Options.TrialLogs = "", ""
+
+	// A shard's generators are shared once per run (their counters moved
+	// to the shard's positions, continued from shard 0's load): each step
+	// of a sharded search is a run of its own, with generators compiled
+	// afresh.
+	if s.coord != nil {
+		fresh, errs := bench.Compile(p.Variants[0].Spec)
+		if len(errs) > 0 {
+			return nil, Observation{}, fmt.Errorf("compiling the workload for a step: %w", errors.Join(errs...))
+		}
+
+		p.Variants = []*bench.Compiled{fresh}
+	}
 
 	if s.pool > 0 {
 		p.Options.URI = withOption(p.Options.URI, "maxPoolSize", s.pool)

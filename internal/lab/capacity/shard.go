@@ -161,8 +161,15 @@ func (c *coordinator) open(ctx context.Context, name string, key *targets.OwnerK
 
 	c.own = own
 
-	if err := c.coll.Drop(ctx); err != nil {
-		return fmt.Errorf("emptying %s.%s: %w", name, coordCollection, err)
+	// Reset drops an earlier search's documents and records the
+	// collection as mongobench's, so that Drop removes it at the end.
+	if err := targets.Reset(ctx, c.client, name, own, []string{coordCollection}); err != nil {
+		var fce *targets.ForeignCollectionError
+		if errors.As(err, &fce) {
+			return &InputError{Msg: fmt.Sprintf("a sharded search meets through database %q: %s", name, err)}
+		}
+
+		return fmt.Errorf("resetting database %q: %w", name, err)
 	}
 
 	c.session = rand.Text()
@@ -170,14 +177,16 @@ func (c *coordinator) open(ctx context.Context, name string, key *targets.OwnerK
 	return c.put(ctx, coordDoc{ID: "search", Session: c.session, Spec: c.spec, Count: c.shard.Count, At: time.Now()})
 }
 
-// close ends the coordination: shard 0 drops the coordination database;
-// every shard disconnects.
-func (c *coordinator) close() {
+// close ends the coordination: shard 0 drops the coordination database,
+// warning when it cannot; every shard disconnects.
+func (c *coordinator) close(msgs bench.Messages) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
 	if c.shard.Index == 0 && c.own.DB != "" {
-		_ = targets.Drop(ctx, c.client, c.own.DB, c.own)
+		if err := targets.Drop(ctx, c.client, c.own.DB, c.own); err != nil && msgs != nil {
+			msgs.Printf("Warning: could not drop database %q after the search: %v\n", c.own.DB, err)
+		}
 	}
 
 	_ = c.client.Disconnect(ctx)
