@@ -31,7 +31,7 @@ operations:
 // two shards' together: the reported step's operations are the sum of
 // both files' and its achieved rate the sum of their rates. Every step
 // passes a generous objective, so the search ends at --max-rate whatever
-// the machine's load.
+// the machine's load; the sweep's workers are split between the shards.
 func TestShardedCapacitySearch(t *testing.T) {
 	t.Parallel() // mostly waits at barriers
 
@@ -44,7 +44,7 @@ func TestShardedCapacitySearch(t *testing.T) {
 		return []string{
 			"capacity", path, "--uri", srv.URI(), "--out", files[i], "--quiet",
 			"--slo", "p99 < 2s", "--start-rate", "60", "--max-rate", "120",
-			"--step-duration", "1s", "--max-step-duration", "2s", "--warmup", "200ms",
+			"--step-duration", "1s", "--max-step-duration", "2s", "--warmup", "200ms", "--workers", "2,3,4,5",
 			"--shard", fmt.Sprintf("%d/2", i), "--start-at", "auto", "--shard-wait", "60s",
 		}
 	})
@@ -58,8 +58,14 @@ func TestShardedCapacitySearch(t *testing.T) {
 	lead, follower := readResults(t, files[0]), readResults(t, files[1])
 
 	c := lead.Capacity
-	if c == nil || c.Shards != 2 || len(c.Steps) < 2 || c.MaxRate != 120 || !c.Confirmed {
-		t.Fatalf("shard 0's capacity %+v, want the 2 shards' steps confirmed at --max-rate 120/s", c)
+	if c == nil || c.Shards != 2 || len(c.Steps) < 2 || c.MaxRate != 120 || !c.Confirmed || len(c.Sweep) != 4 {
+		t.Fatalf("shard 0's capacity %+v, want the 2 shards' steps confirmed at --max-rate 120/s and a sweep of 4 steps", c)
+	}
+
+	for i, st := range c.Sweep {
+		if want := []int{2, 3, 4, 5}[i]; st.Workers != want || st.Count == 0 {
+			t.Errorf("sweep step %d: %d workers, %d operations; want %d workers in all, measured", i, st.Workers, st.Count, want)
+		}
 	}
 
 	if lead.CapacityFollower != nil {
@@ -67,8 +73,8 @@ func TestShardedCapacitySearch(t *testing.T) {
 	}
 
 	fo := follower.CapacityFollower
-	if follower.Capacity != nil || fo == nil || fo.Shard != 1 || fo.Count != 2 || fo.Steps != len(c.Steps) {
-		t.Fatalf("shard 1: capacity %+v, follower %+v; want no capacity, marked as shard 1 of 2 that ran shard 0's %d steps", follower.Capacity, fo, len(c.Steps))
+	if follower.Capacity != nil || fo == nil || fo.Shard != 1 || fo.Count != 2 || fo.Steps != len(c.Steps)+len(c.Sweep) {
+		t.Fatalf("shard 1: capacity %+v, follower %+v; want no capacity, marked as shard 1 of 2 that ran shard 0's %d steps", follower.Capacity, fo, len(c.Steps)+len(c.Sweep))
 	}
 
 	if lead.Shard == nil || follower.Shard == nil || lead.Shard.SpecSHA256 != follower.Shard.SpecSHA256 {
