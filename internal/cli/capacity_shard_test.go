@@ -126,6 +126,12 @@ func TestShardedCapacitySearch(t *testing.T) {
 		t.Errorf("merged run phase %+v, want the confirmation's %d operations", p, confirm.Count)
 	}
 
+	// history reads shard 0's capacity, the follower's share and the
+	// merged run side by side.
+	if code, _, stderr := runMain(t, "history", dir); code != 0 {
+		t.Errorf("history of the shards' files: exit %d: %s", code, stderr)
+	}
+
 	// Shard 0 dropped the database through which the shards met.
 	names, err := connectClient(t, srv.URI()).Database(capacity.CoordinationDatabase("mongobench_cli_capshard")).ListCollectionNames(t.Context(), map[string]any{})
 	if err != nil || len(names) != 0 {
