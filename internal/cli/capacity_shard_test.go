@@ -185,3 +185,45 @@ func TestShardedCapacityRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestShardedCapacityFollowerStopsWithShardZero has shard 0 fail its first
+// step's set-up (its load inserts one _id twice) while shard 1 waits
+// inside the step for shard 0's ready marker: shard 1 stops with shard 0's
+// reason, not after --shard-wait (whose message would be another).
+func TestShardedCapacityFollowerStopsWithShardZero(t *testing.T) {
+	t.Parallel()
+
+	srv := startServer(t)
+	path := writeWorkload(t, `
+name: capacity_shard_broken
+database: mongobench_cli_capshard_broken
+collections: [{name: items}]
+load:
+  - collection: items
+    documents: 4
+    document: {_id: 1}
+run: {concurrency: 2, interval: 250ms, timeout: 5s}
+operations:
+  - name: get
+    op: findOne
+    collection: items
+    filter: {_id: 1}
+`)
+	dir := t.TempDir()
+
+	codes, stderrs := runShards(t, 2, func(i int) []string {
+		return []string{
+			"capacity", path, "--uri", srv.URI(), "--out", filepath.Join(dir, fmt.Sprintf("s%d.json", i)), "--quiet",
+			"--slo", "p99 < 2s", "--step-duration", "1s", "--warmup", "0s",
+			"--shard", fmt.Sprintf("%d/2", i), "--start-at", "auto", "--shard-wait", "10m",
+		}
+	})
+
+	if codes[0] != ExitFailed || !strings.Contains(stderrs[0], "duplicate key") {
+		t.Fatalf("shard 0: exit %d, stderr:\n%s\nwant its load's failure", codes[0], stderrs[0])
+	}
+
+	if codes[1] != ExitFailed || !strings.Contains(stderrs[1], "shard 0 ended the search: ") || !strings.Contains(stderrs[1], "duplicate key") {
+		t.Errorf("shard 1: exit %d, stderr:\n%s\nwant it stopped with shard 0's reason", codes[1], stderrs[1])
+	}
+}

@@ -481,7 +481,19 @@ func (s *session) follow(ctx context.Context, ts targets.TargetSpec) (*result.Re
 		}
 
 		s.setPhase(*in)
-		res, o, stepErr := s.runStep(ctx)
+
+		// Shard 0 may fail its step (its set-up, say) while this one
+		// waits inside it for shard 0's ready marker or barrier: the end
+		// of the search it then publishes stops this step at once.
+		stepCtx, stop := s.coord.watchEnd(ctx, k+1)
+		res, o, stepErr := s.runStep(stepCtx)
+
+		stop()
+
+		if cause := context.Cause(stepCtx); stepErr != nil && ctx.Err() == nil && !errors.Is(cause, context.Canceled) {
+			s.coord.bye(ctx)
+			return nil, cause
+		}
 
 		// The failure is published too, so that shard 0 stops at once
 		// instead of waiting --shard-wait for an observation.

@@ -274,6 +274,34 @@ func (c *coordinator) next(ctx context.Context, k int) (*coordDoc, error) {
 	})
 }
 
+// watchEnd returns a context that ends with ctx or when shard 0 publishes,
+// as instruction k, the end of a failed search, and the function that
+// stops watching (a shard other than 0, during a step).
+func (c *coordinator) watchEnd(ctx context.Context, k int) (context.Context, func()) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	id := fmt.Sprintf("step-%d", k)
+
+	go func() {
+		defer close(done)
+
+		for sleep(wctx, coordPoll) == nil {
+			var doc coordDoc
+
+			err := c.coll.FindOne(wctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
+			if err == nil && doc.Session == c.session && doc.End && doc.Error != "" {
+				cancel(fmt.Errorf("shard 0 ended the search: %s", doc.Error))
+				return
+			}
+		}
+	}()
+
+	return wctx, func() {
+		cancel(nil)
+		<-done
+	}
+}
+
 // observed publishes this shard's observation of step k, or the error that
 // ended it (a shard other than 0).
 func (c *coordinator) observed(ctx context.Context, k int, o Observation, stepErr error) error {
