@@ -25,6 +25,7 @@ import (
 // it shares with `mongobench run` (target, output, seed, parameters).
 type capacityFlags struct {
 	run     runFlags
+	shard   shardFlags
 	slo     []string
 	workers string
 
@@ -68,7 +69,17 @@ on it: its database is reset and loaded again for each step. The results file is
 the confirmation run's, with a capacity section holding every step, the sweep
 and the verdict (docs/results.md); report draws it, compare gives the capacity
 ratio of two such files. The last line printed is the maximum sustainable rate
-with its 95% confidence interval. See docs/capacity.md.`,
+with its 95% confidence interval. See docs/capacity.md.
+
+--shard I/N --start-at auto searches the aggregate rate of N processes (on one
+machine or several) against one --uri deployment: shard 0 searches and tells the
+others each step's aggregate rate through the database WORKLOAD_DB_capacity, every
+shard offers its share (the rate divided by N) from a start barrier of the step's
+own, and shard 0 judges each step on the shards' merged histograms and counts (a
+step is client-limited when any shard's client was). Shard 0's results file holds
+the capacity; the others' are marked as followers (capacity_follower), and
+'mongobench merge' of all the files gives the reported run whole. --shard-wait
+bounds every wait for another shard.`,
 		Example: `  mongobench capacity workloads/quickstart.yaml --slo 'p99 < 20ms'
   mongobench capacity w.yaml --uri mongodb://db:27017 --slo 'p99 < 10ms' --slo 'error_rate < 0.1%' --workers 1,2,4,8,16 --report`,
 		Args: oneWorkload,
@@ -101,6 +112,7 @@ with its 95% confidence interval. See docs/capacity.md.`,
 	fl.BoolVar(&r.report, "report", false, "also write an HTML report next to the results file")
 	fl.StringVar(&r.label, "label", "", "name what this search measured, stored in the results file for history")
 	fl.DurationVar(&r.serverSelection, "server-selection-timeout", 0, "how long an operation waits for a reachable server (default: the workload's, 5s)")
+	addShardFlags(fl, &f.shard)
 
 	return c
 }
@@ -254,6 +266,11 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 		return err
 	}
 
+	sh, err := shardPlan(st, cmd.Flags().Changed, &f.shard)
+	if err != nil {
+		return err
+	}
+
 	w, errs := readWorkload(ctx, path, seed, f.run.set...)
 	if ctx.Err() != nil {
 		return failed("interrupted while reading %s", path)
@@ -295,7 +312,7 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 
 	plan, err := benchplan.New(ctx, &benchplan.Request{
 		Path: path, Workload: w, Targets: f.run.targets, URI: f.run.uri, MongodBinary: f.run.mongodBinary,
-		ServerSelection: f.run.serverSelection, Rounds: 1, Getenv: st.Getenv,
+		ServerSelection: f.run.serverSelection, Rounds: 1, Shard: sh, Getenv: st.Getenv,
 		Installer: func() (*client.Installer, error) { return newInstaller(st) },
 	})
 	if err != nil {
@@ -313,7 +330,7 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 
 	out := f.run.out
 	if out == "" {
-		out = resultsPath("", w.Spec.Name+"-capacity", st.Now())
+		out = resultsPath("", shardResultsName(w.Spec.Name+"-capacity", sh), st.Now())
 	}
 
 	tw := tableWriter(st, &f.run)
@@ -353,7 +370,11 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 		return err
 	}
 
-	printCapacity(tw, res.Capacity)
+	if fo := res.CapacityFollower; fo != nil {
+		fmt.Fprintf(tw, "Shard %d/%d followed shard 0's search for %d steps; the capacity is in shard 0's results\n", fo.Shard, fo.Count, fo.Steps)
+	} else {
+		printCapacity(tw, res.Capacity)
+	}
 
 	if interrupted {
 		// As `run` fails an interrupted run (exit 1), after its results.

@@ -118,6 +118,10 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		return nil, &InputError{Msg: err.Error()}
 	}
 
+	if err := checkShard(p.Options.Shard, cfg.Workers); err != nil {
+		return nil, err
+	}
+
 	ts := targets.DefaultSpec(p.Options.URI)
 	if len(p.Targets) == 1 {
 		ts = p.Targets[0]
@@ -153,6 +157,23 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		s.cfg.Cores = runtime.NumCPU()
 	}
 
+	if sh := p.Options.Shard; sh != nil {
+		if s.coord, err = openCoordination(ctx, l.URI, p.Variants[0].Spec, *sh, p.Options.OwnerKey); err != nil {
+			return nil, err
+		}
+
+		defer s.coord.close(cfg.Hooks.Messages)
+
+		if sh.Index != 0 {
+			return s.follow(ctx, ts)
+		}
+
+		if cfg.Hooks.Messages != nil {
+			cfg.Hooks.Messages.Printf("Shard 0/%d: searching the aggregate rate, each shard offering its share; the others follow through database %q\n",
+				sh.Count, CoordinationDatabase(p.Variants[0].Spec.Database))
+		}
+	}
+
 	opts := cfg.Search
 	opts.Progress = cfg.Progress
 
@@ -162,6 +183,18 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	}
 
 	stopped := err != nil && ctx.Err() != nil
+
+	if s.coord != nil {
+		_, k := s.reported()
+
+		failure := err
+		if stopped {
+			failure = errors.New("shard 0 was interrupted")
+		}
+
+		s.coord.finish(s.steps, k, failure)
+	}
+
 	if err != nil && !stopped {
 		return nil, err
 	}
@@ -174,15 +207,11 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 		capa.SLO = append(capa.SLO, sl.String())
 	}
 
-	res := s.last
-	if s.lastRate != nil {
-		res = s.lastRate
+	if sh := p.Options.Shard; sh != nil {
+		capa.Shards = sh.Count
 	}
 
-	if s.confirm != nil {
-		res = s.confirm
-	}
-
+	res, _ := s.reported()
 	if res == nil {
 		if stopped {
 			return nil, fmt.Errorf("%w before its first step measured anything: no results", ErrInterrupted)
@@ -279,60 +308,222 @@ type session struct {
 	external bool
 
 	// confirm is the results of the last passing confirmation run,
-	// lastRate those of the last rate step, last those of the last step.
-	confirm, lastRate, last *result.Result
+	// lastRate those of the last rate step, last those of the last step;
+	// confirmK, lastRateK and lastK their steps' numbers.
+	confirm, lastRate, last    *result.Result
+	confirmK, lastRateK, lastK int
+
+	// steps is the number of steps begun; in a sharded search, the number
+	// of the next instruction.
+	steps int
+
+	// coord, in a sharded search, is this shard's end of the
+	// coordination through the target (shard.go); nil otherwise.
+	coord *coordinator
+}
+
+// reported is the results Run reports, with its step's number (-1 for
+// none): the confirmation run's, else the last rate step's, else the last
+// step's.
+func (s *session) reported() (*result.Result, int) {
+	switch {
+	case s.confirm != nil:
+		return s.confirm, s.confirmK
+	case s.lastRate != nil:
+		return s.lastRate, s.lastRateK
+	case s.last != nil:
+		return s.last, s.lastK
+	}
+
+	return nil, -1
 }
 
 // rateStep runs one open-loop step.
 func (s *session) rateStep(ctx context.Context, kind string, rate float64) (result.CapacityStep, error) {
-	ph := s.phase
-	ph.Rate, ph.Stages, ph.Blocks = workload.Rate(rate), nil, nil
-	ph.Duration = workload.Duration(StepLength(s.cfg.SLO, rate, s.cfg.StepDuration, s.cfg.MaxStepDuration))
-	ph.Warmup = workload.Duration(s.cfg.Warmup)
-
-	if ph.MaxInFlight == 0 {
-		ph.MaxInFlight = workload.DefaultMaxInFlight
+	in := coordDoc{
+		Kind: kind, Rate: rate,
+		DurationNS: int64(StepLength(s.cfg.SLO, rate, s.cfg.StepDuration, s.cfg.MaxStepDuration)),
+		WarmupNS:   int64(s.cfg.Warmup),
 	}
 
-	if ph.MaxBacklog == 0 {
-		ph.MaxBacklog = workload.DefaultMaxBacklog
-	}
-
-	res, o, err := s.runStep(ctx)
+	res, o, parts, err := s.measure(ctx, in)
 	if err != nil {
 		return result.CapacityStep{}, err
 	}
 
 	o.Offered = rate
-	st := Judge(kind, o, s.cfg.SLO)
-	s.lastRate = res
+	st := JudgeShards(kind, o, parts, s.cfg.SLO)
+	s.lastRate, s.lastRateK = res, s.lastK
 
 	if kind == result.CapacityStepConfirm && st.Passed {
-		s.confirm = res
+		s.confirm, s.confirmK = res, s.lastK
 	}
 
 	return st, nil
 }
 
+// setPhase makes the stepped phase the step an instruction describes: an
+// open-loop rate, or closed-loop workers, measured for its length. Every
+// shard of a sharded search sets it from the same instruction, so that
+// their workloads (whose hash the shards compare at every step's barrier)
+// are the same.
+func (s *session) setPhase(in coordDoc) {
+	ph := s.phase
+
+	if in.Kind == result.CapacityStepWorkers {
+		ph.Rate, ph.Stages = 0, nil
+		ph.Concurrency = in.Workers
+	} else {
+		ph.Rate, ph.Stages, ph.Blocks = workload.Rate(in.Rate), nil, nil
+
+		if ph.MaxInFlight == 0 {
+			ph.MaxInFlight = workload.DefaultMaxInFlight
+		}
+
+		if ph.MaxBacklog == 0 {
+			ph.MaxBacklog = workload.DefaultMaxBacklog
+		}
+	}
+
+	ph.Duration = workload.Duration(time.Duration(in.DurationNS))
+	ph.Warmup = workload.Duration(time.Duration(in.WarmupNS))
+}
+
+// measure runs one step as an instruction describes it and returns its
+// results (this process's) and observation; in a sharded search (shard 0)
+// it first tells the other shards, and the observation is then the merge
+// of every shard's, parts the shards' own (with their offered shares), in
+// shard order.
+func (s *session) measure(ctx context.Context, in coordDoc) (*result.Result, Observation, []Observation, error) {
+	k := s.steps
+	s.steps++
+
+	s.setPhase(in)
+
+	if s.coord != nil {
+		if err := s.coord.instruct(ctx, k, in); err != nil {
+			return nil, Observation{}, nil, err
+		}
+	}
+
+	res, o, err := s.runStep(ctx)
+	if err != nil {
+		return nil, Observation{}, nil, err
+	}
+
+	s.lastK = k
+
+	if s.coord == nil {
+		return res, o, nil, nil
+	}
+
+	parts, err := s.coord.gather(ctx, k, o)
+	if err != nil {
+		return nil, Observation{}, nil, err
+	}
+
+	n := len(parts)
+	for i := range parts {
+		parts[i].Offered = in.Rate / float64(n)
+		parts[i].Workers = int(workload.Split(int64(in.Workers), i, n))
+	}
+
+	merged, err := MergeObservations(parts)
+	if err != nil {
+		return nil, Observation{}, nil, fmt.Errorf("merging the shards' observations of step %d: %w", k, err)
+	}
+
+	return res, merged, parts, nil
+}
+
+// follow is the search of a shard other than 0: it runs the steps shard 0
+// publishes, publishing its observation of each, until shard 0 ends the
+// search; it returns the results of the step shard 0 reports, marked as a
+// follower's.
+func (s *session) follow(ctx context.Context, ts targets.TargetSpec) (*result.Result, error) {
+	sh := s.coord.shard
+	kept := map[int]*result.Result{}
+
+	for k := 0; ; k++ {
+		in, err := s.coord.next(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+
+		if in.End {
+			s.coord.bye(ctx)
+
+			if in.Error != "" {
+				return nil, fmt.Errorf("shard 0 ended the search: %s", in.Error)
+			}
+
+			res := kept[in.Report]
+			if res == nil {
+				return nil, fmt.Errorf("shard 0 ended the search reporting step %d, which this shard did not run", in.Report)
+			}
+
+			res.CapacityFollower = &result.CapacityFollower{Shard: sh.Index, Count: sh.Count, Steps: k}
+			res.Target.Kind = ts.Kind
+
+			return res, nil
+		}
+
+		if m := s.cfg.Hooks.Messages; m != nil {
+			what := fmt.Sprintf("rate %.1f/s", in.Rate)
+			if in.Kind == result.CapacityStepWorkers {
+				what = fmt.Sprintf("%d workers", in.Workers)
+			}
+
+			m.Printf("Shard %d/%d: step %d (%s, %s in all), following shard 0\n", sh.Index, sh.Count, k, in.Kind, what)
+		}
+
+		s.setPhase(*in)
+
+		// Shard 0 may fail its step (its set-up, say) while this one
+		// waits inside it for shard 0's ready marker or barrier: the end
+		// of the search it then publishes stops this step at once.
+		stepCtx, stop := s.coord.watchEnd(ctx, k+1)
+		res, o, stepErr := s.runStep(stepCtx)
+
+		stop()
+
+		if cause := context.Cause(stepCtx); stepErr != nil && ctx.Err() == nil && !errors.Is(cause, context.Canceled) {
+			s.coord.bye(ctx)
+			return nil, cause
+		}
+
+		// The failure is published too, so that shard 0 stops at once
+		// instead of waiting --shard-wait for an observation.
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err = s.coord.observed(pctx, k, o, stepErr)
+
+		cancel()
+
+		switch {
+		case stepErr != nil:
+			return nil, stepErr
+		case err != nil:
+			return nil, err
+		}
+
+		kept[k] = res
+	}
+}
+
 // sweep runs the closed-loop steps and fits them.
 func (s *session) sweep(ctx context.Context, capa *result.Capacity) error {
-	ph := s.phase
-	ph.Rate, ph.Stages = 0, nil
-	ph.Duration = workload.Duration(s.cfg.StepDuration)
-	ph.Warmup = workload.Duration(s.cfg.Warmup)
-
 	var points [][2]float64
 
 	for _, n := range s.cfg.Workers {
-		ph.Concurrency = n
+		in := coordDoc{Kind: result.CapacityStepWorkers, Workers: n, DurationNS: int64(s.cfg.StepDuration), WarmupNS: int64(s.cfg.Warmup)}
 
-		_, o, err := s.runStep(ctx)
+		_, o, parts, err := s.measure(ctx, in)
 		if err != nil {
 			return err
 		}
 
 		o.Workers = n
-		st := Judge(result.CapacityStepWorkers, o, s.cfg.SLO)
+		st := JudgeShards(result.CapacityStepWorkers, o, parts, s.cfg.SLO)
 		capa.Sweep = append(capa.Sweep, st)
 
 		if s.cfg.Progress != nil {
@@ -376,6 +567,19 @@ func (s *session) runStep(ctx context.Context) (*result.Result, Observation, err
 	p.Options.StatsInterval = 0
 	p.Options.RunLog, p.Options.TrialLogs = "", ""
 
+	// A shard's generators are shared once per run (their counters moved
+	// to the shard's positions, continued from shard 0's load): each step
+	// of a sharded search is a run of its own, with generators compiled
+	// afresh.
+	if s.coord != nil {
+		fresh, errs := bench.Compile(p.Variants[0].Spec)
+		if len(errs) > 0 {
+			return nil, Observation{}, fmt.Errorf("compiling the workload for a step: %w", errors.Join(errs...))
+		}
+
+		p.Variants = []*bench.Compiled{fresh}
+	}
+
 	if s.pool > 0 {
 		p.Options.URI = withOption(p.Options.URI, "maxPoolSize", s.pool)
 	}
@@ -416,6 +620,7 @@ func (s *session) runStep(ctx context.Context) (*result.Result, Observation, err
 
 	res := out.Result
 	s.last = res
+	s.lastK = s.steps - 1
 
 	if ctx.Err() != nil {
 		return nil, Observation{}, fmt.Errorf("interrupted: %w", context.Cause(ctx))

@@ -51,6 +51,27 @@ type Capacity struct {
 	// Fit is the Universal Scalability Law fitted to Sweep; nil when no
 	// sweep ran or no fit was made.
 	Fit *USLFit `json:"fit,omitempty"`
+
+	// Shards, on the results of shard 0 of a sharded search (capacity
+	// --shard 0/N), is N: every step's figures are the merged
+	// observations of the N shards, each of which offered its share of
+	// the step's aggregate rate. The file's phases are shard 0's share of
+	// the reported run. 0 for a search by one process.
+	Shards int `json:"shards,omitempty"`
+}
+
+// CapacityFollower marks the results of a shard other than 0 of a sharded
+// capacity search: the shard ran the steps shard 0 chose, and its phases
+// are its share of the run shard 0 reports (the confirmation run when
+// there was one), so that `merge` of every shard's file gives that run
+// whole. It holds no capacity of its own: the search's is in shard 0's
+// file alone, so that nothing adds capacities up.
+type CapacityFollower struct {
+	// Shard and Count are this shard's index and the number of shards.
+	Shard int `json:"shard"`
+	Count int `json:"count"`
+	// Steps is how many steps of the search and sweep the shard ran.
+	Steps int `json:"steps"`
 }
 
 // Kinds of capacity steps.

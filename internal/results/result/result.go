@@ -123,6 +123,9 @@ type Result struct {
 	// Capacity is set on the results of `mongobench capacity`: its
 	// search, sweep and verdict (capacity.go).
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// CapacityFollower is set instead of Capacity on the results of a
+	// shard other than 0 of a sharded capacity search (capacity.go).
+	CapacityFollower *CapacityFollower `json:"capacity_follower,omitempty"`
 }
 
 // Workload identifies the workload that was run.

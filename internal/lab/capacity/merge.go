@@ -1,0 +1,141 @@
+package capacity
+
+import (
+	"fmt"
+
+	"github.com/mongobench/mongobench/internal/results/result"
+	"github.com/mongobench/mongobench/internal/stats/metrics"
+)
+
+// MergeObservations adds up the observations of the shards of one step
+// into the step's: each operation's histograms are merged (so a percentile
+// is the percentile of every shard's operations together, not a mean of
+// the shards' percentiles), counts, documents and errors summed; the
+// schedules summed as package merge sums the schedules of a sharded run;
+// the measured time is the longest shard's (the shards start at one
+// instant and measure as long, so the summed count over it is the sum of
+// their rates to within the shards' difference in length); the offered
+// rate and workers are the sums of the shares; the client's CPU is the
+// busiest shard's, so that a saturated client anywhere is seen (see
+// JudgeShards for the other signs of a client limit).
+func MergeObservations(parts []Observation) (Observation, error) {
+	if len(parts) == 0 {
+		return Observation{}, fmt.Errorf("no observation to merge")
+	}
+
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+
+	out := Observation{}
+	byName := map[string]int{}
+
+	var stats []metrics.OpStats
+
+	for i, p := range parts {
+		out.Offered += p.Offered
+		out.Workers += p.Workers
+		out.DurationS = max(out.DurationS, p.DurationS)
+		out.ClientCPU = max(out.ClientCPU, p.ClientCPU)
+		out.Schedule = addSchedule(out.Schedule, p.Schedule)
+
+		for _, o := range p.Ops {
+			k, ok := byName[o.Name]
+			if !ok {
+				k = len(stats)
+				byName[o.Name] = k
+				stats = append(stats, metrics.OpStats{Name: o.Name, Errors: map[string]int64{}, Hist: metrics.NewHistogram(), Unit: o.Unit, Steps: o.Steps})
+			}
+
+			t := &stats[k]
+			t.Count += o.Count
+			t.Docs += o.Docs
+			t.Clamped += o.Clamped
+
+			for kind, n := range o.Errors {
+				t.Errors[kind] += n
+			}
+
+			if o.Histogram == "" {
+				continue
+			}
+
+			h, err := metrics.DecodeHistogram(o.Histogram)
+			if err != nil {
+				return Observation{}, fmt.Errorf("shard %d, operation %q: %w", i, o.Name, err)
+			}
+
+			if dropped := t.Hist.Merge(h); dropped != 0 {
+				return Observation{}, fmt.Errorf("shard %d, operation %q: %d latencies outside the histogram range", i, o.Name, dropped)
+			}
+		}
+	}
+
+	for _, s := range stats {
+		op, err := result.NewOperation(s, out.DurationS)
+		if err != nil {
+			return Observation{}, fmt.Errorf("operation %q: %w", s.Name, err)
+		}
+
+		out.Ops = append(out.Ops, op)
+	}
+
+	return out, nil
+}
+
+// addSchedule adds schedule s to sum (nil when neither is set): counters
+// add up, as do in-flight slots; the longest waits are the longest of any
+// shard.
+func addSchedule(sum, s *result.Schedule) *result.Schedule {
+	if s == nil {
+		return sum
+	}
+
+	if sum == nil {
+		sum = &result.Schedule{}
+	}
+
+	sum.Scheduled += s.Scheduled
+	sum.Late += s.Late
+	sum.Dropped += s.Dropped
+	sum.Pending += s.Pending
+	sum.LateForSlot += s.LateForSlot
+	sum.LateForClient += s.LateForClient
+	sum.MaxInFlight += s.MaxInFlight
+	sum.MaxWaitUS = max(sum.MaxWaitUS, s.MaxWaitUS)
+	sum.MaxSchedulerLagUS = max(sum.MaxSchedulerLagUS, s.MaxSchedulerLagUS)
+	sum.ClientLagUS += s.ClientLagUS
+
+	if sum.Warning == "" {
+		sum.Warning = s.Warning
+	}
+
+	return sum
+}
+
+// JudgeShards judges a sharded step: Judge on the merged observation,
+// then each shard's own observation for the client alone. A step is
+// client-limited when any shard's client was: a merged schedule dilutes
+// one saturated shard's lateness among the others' punctual operations,
+// and the busiest shard's CPU is only one of the signs. parts are the
+// shards' observations in shard order, each with its offered share.
+func JudgeShards(kind string, merged Observation, parts []Observation, slos []SLO) result.CapacityStep {
+	st := Judge(kind, merged, slos)
+	if st.Cause == CauseClient || len(parts) < 2 {
+		return st
+	}
+
+	for i, p := range parts {
+		own := Judge(kind, p, slos)
+		if own.Cause != CauseClient {
+			continue
+		}
+
+		st.Passed, st.Cause = false, CauseClient
+		st.Why = fmt.Sprintf("shard %d: %s", i, own.Why)
+
+		break
+	}
+
+	return st
+}
