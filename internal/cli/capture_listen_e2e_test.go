@@ -18,6 +18,7 @@ import (
 	"github.com/mongobench/mongobench/internal/base/freeport"
 	"github.com/mongobench/mongobench/internal/engine/client"
 	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/embeddedtest"
 )
 
 // appScript is an application that is not mongobench: a shop's order
@@ -60,12 +61,7 @@ func TestRecordPythonApplication(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 
-	e, err := targets.StartEmbedded(ctx, targets.EmbeddedOptions{TempDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	t.Cleanup(func() { _ = e.Close() })
+	e := embeddedtest.Start(t, targets.EmbeddedOptions{})
 
 	port, err := freeport.Loopback()
 	if err != nil {

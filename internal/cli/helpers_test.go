@@ -18,6 +18,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/results/result"
 	"github.com/mongobench/mongobench/internal/targets"
+	"github.com/mongobench/mongobench/internal/targets/embeddedtest"
 )
 
 // mainTimeout bounds every Main call of these tests: a command that has not
@@ -309,21 +310,7 @@ func outPath(t *testing.T) string {
 func startServer(t *testing.T) *targets.Embedded {
 	t.Helper()
 
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-
-	e, err := targets.StartEmbedded(ctx, targets.EmbeddedOptions{TempDir: t.TempDir(), ShutdownTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatalf("StartEmbedded: %v", err)
-	}
-
-	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			t.Errorf("closing the test's FerretDB: %v", err)
-		}
-	})
-
-	return e
+	return embeddedtest.Start(t, targets.EmbeddedOptions{ShutdownTimeout: 5 * time.Second})
 }
 
 // connectClient connects to uri as a user's application would and
