@@ -58,8 +58,10 @@ const confirmations = 2
 // Growth from Start while steps pass, then bisects between the highest
 // passing and the lowest failing rate until they are Resolution apart
 // (when nothing passes, it divides by Growth until something does, down to
-// Start/Growth⁴), then confirms the candidate with a run of its own (a
-// failed confirmation reopens the bisection below it, once). A
+// Start/Growth⁴), runs a step just below the candidate when nothing there
+// passed beyond doubt (so that the interval has a near lower end), then
+// confirms the candidate with a run of its own (a failed confirmation
+// reopens the bisection below it, once). A
 // step the client limited ends the search at once: its rate says nothing
 // about the server. The returned Capacity holds every step.
 func Search(ctx context.Context, o SearchOptions, step StepFunc) (*result.Capacity, error) {
@@ -160,6 +162,10 @@ func (s *search) run(ctx context.Context) error {
 			return nil
 		}
 
+		if err := s.bracket(ctx); err != nil || s.client {
+			return err
+		}
+
 		st, err := s.try(ctx, result.CapacityStepConfirm, s.lo)
 		if err != nil || s.client {
 			return err
@@ -174,6 +180,31 @@ func (s *search) run(ctx context.Context) error {
 	}
 
 	return nil
+}
+
+// bracket runs one step just below the candidate, at its rate less the
+// resolution, when no step from there up to the candidate met every
+// objective beyond doubt. The capacity's interval starts at the highest
+// such step (see interval), and near the capacity a pass is rarely beyond
+// doubt: without this step that end could be a coarse step of the growth,
+// half the candidate or less, and the interval would say nothing. Its
+// outcome does not move the candidate; the confirmation decides that.
+func (s *search) bracket(ctx context.Context) error {
+	below := s.lo * (1 - s.opts.Resolution)
+
+	for _, st := range s.capa.Steps {
+		if st.Passed && certain(st) && st.OfferedRate >= below && st.OfferedRate <= s.lo {
+			return nil
+		}
+	}
+
+	if !s.budget() {
+		return nil
+	}
+
+	_, err := s.try(ctx, result.CapacityStepRate, below)
+
+	return err
 }
 
 // bisect halves the interval between the highest passing and the lowest

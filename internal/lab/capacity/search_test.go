@@ -135,6 +135,42 @@ func TestSearchRebisectsBelowAFailedConfirmation(t *testing.T) {
 	}
 }
 
+// TestSearchBracketsAnUncertainCandidate: near the capacity a pass is
+// rarely beyond doubt. Here rates up to 780/s pass beyond doubt, up to
+// 810/s pass within the noise, and above fail; growing from 400 the
+// candidate is 800, an uncertain pass, and without a step just below it
+// the interval's lower end would be the growth's 400 (as in one run of
+// the acceptance test: 95% CI 399.6–825).
+func TestSearchBracketsAnUncertainCandidate(t *testing.T) {
+	step := func(_ context.Context, kind string, rate float64) (result.CapacityStep, error) {
+		v := result.SLOValue{Condition: "p99 < 10ms", Passed: rate <= 810, Certain: rate <= 780 || rate > 810}
+		st := result.CapacityStep{Kind: kind, OfferedRate: rate, AchievedRate: rate, Passed: v.Passed, SLO: []result.SLOValue{v}}
+
+		if !v.Passed {
+			st.Cause, st.Why = CauseLatency, "p99 < 10ms measured 11ms"
+		}
+
+		return st, nil
+	}
+
+	c, err := Search(context.Background(), SearchOptions{Start: 400, Max: 1e4, Growth: 2, Resolution: 0.05, MaxSteps: 14}, step)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !c.Confirmed || c.MaxRate != 800 {
+		t.Fatalf("max rate %.1f (confirmed %v), want 800 confirmed: %s", c.MaxRate, c.Confirmed, c.Verdict)
+	}
+
+	if c.MaxRateCI[0] != 760 || c.MaxRateCI[1] != 825 {
+		t.Errorf("CI %v, want [760 825]: the step just below the candidate, and the lowest failing rate", c.MaxRateCI)
+	}
+
+	if last := c.Steps[len(c.Steps)-1]; last.Kind != result.CapacityStepConfirm {
+		t.Errorf("last step %+v, want the confirmation", last)
+	}
+}
+
 func TestSearchComesDownWhenTheStartBreaks(t *testing.T) {
 	slos := []SLO{mustSLO(t, "p99 < 10ms")}
 
