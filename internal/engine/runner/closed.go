@@ -3,8 +3,6 @@ package runner
 import (
 	"context"
 	"time"
-
-	"github.com/mongobench/mongobench/internal/base/alarm"
 )
 
 // closedLoop is the closed-loop model: n workers, each starting its next
@@ -63,19 +61,13 @@ func (c *closedLoop) Run(ctx context.Context, pr *phaseRun) {
 // millisecond or two, and the runtime's timers oversleep such a wait by up
 // to a millisecond on Linux (package alarm): a worker thinking 1 ms would
 // think about 2, halving the load it offers. So it waits as the open-loop
-// scheduler does: on the runtime's timer, which it can wait on together
-// with the end of the phase, until fineWait before the end, then on the
-// engine's precise alarm.
+// scheduler does, with a sleeper.
 type thinker struct {
-	timer *time.Timer
-	fine  alarm.Alarm
+	sl *sleeper
 }
 
 func newThinker(e *Engine) *thinker {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-
-	return &thinker{timer: t, fine: e.fineAlarm()}
+	return &thinker{sl: newSleeper(e)}
 }
 
 // wait waits d, and reports false if stop ended first (then the worker
@@ -83,39 +75,13 @@ func newThinker(e *Engine) *thinker {
 func (t *thinker) wait(stop context.Context, d time.Duration) bool {
 	end := time.Now().Add(d)
 
-	for {
-		if stop.Err() != nil {
+	for time.Now().Before(end) {
+		if stop.Err() != nil || t.sl.wait(stop.Done(), nil, end) {
 			return false
 		}
-
-		left := time.Until(end)
-
-		switch {
-		case left <= 0:
-			return true
-		case left > fineWait:
-			t.timer.Reset(left - fineWait)
-
-			select {
-			case <-stop.Done():
-				t.timer.Stop()
-
-				return false
-			case <-t.timer.C:
-			}
-		default:
-			// At most fineWait: a stop waits for it, as it waits for an
-			// operation in flight.
-			t.fine.Set(left)
-
-			if !t.fine.Wait() {
-				return stop.Err() == nil
-			}
-		}
 	}
+
+	return stop.Err() == nil
 }
 
-func (t *thinker) close() {
-	t.timer.Stop()
-	_ = t.fine.Close()
-}
+func (t *thinker) close() { t.sl.close() }

@@ -253,27 +253,12 @@ func (e *Engine) openLoop(ctx, stop context.Context, pr *phaseRun, ol *openLoop,
 	ol.stats.mu.Unlock()
 }
 
-// maxSleep bounds one wait of the scheduler, so that it notices rate
-// changes and the end of the phase without a wake-up per operation.
-const maxSleep = 50 * time.Millisecond
-
-// fineWait is how close to a due time the scheduler switches from the
-// runtime's timer, which it can wait on together with the end of the phase
-// and rate changes but which wakes up to a millisecond late on Linux, to
-// the engine's precise alarm (Engine.NewAlarm), which it cannot: a stop or
-// a rate change waits at most this long. Two milliseconds leave the coarse
-// wait a millisecond of lateness to spare.
-const fineWait = 2 * time.Millisecond
-
 // schedule feeds due times to the queue until the schedule ends or stop is
 // done.
 func (e *Engine) schedule(stop context.Context, pr *phaseRun, ol *openLoop, queue chan<- dispatch) {
 	sched := schedule.NewSchedule(ol.pacer, pr.measureFrom.Add(-pr.phase.Warmup))
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-
-	fine := e.fineAlarm()
-	defer func() { _ = fine.Close() }()
+	sl := newSleeper(e)
+	defer sl.close()
 
 	// Operations that came due but that a lagging scheduler never reached
 	// are counted as pending, so that "of N due" tells the truth.
@@ -285,20 +270,10 @@ func (e *Engine) schedule(stop context.Context, pr *phaseRun, ol *openLoop, queu
 			return
 		}
 
-		if d := time.Until(due); d > fineWait {
-			timer.Reset(min(d-fineWait, maxSleep))
-
-			select {
-			case <-stop.Done():
+		if time.Until(due) > 0 {
+			if sl.wait(stop.Done(), ol.changed, due) {
 				return
-			case <-ol.changed:
-			case <-timer.C:
 			}
-
-			continue
-		} else if d > 0 {
-			fine.Set(d)
-			fine.Wait()
 
 			continue
 		}
