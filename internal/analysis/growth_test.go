@@ -236,3 +236,25 @@ func TestSlivers(t *testing.T) {
 		t.Fatal("the real run has no sliver; the test checks nothing")
 	}
 }
+
+// TestGrowthChangeBelowZeroStart: a steep line from a small start can be
+// negative at the smallest size (a search at 1 ms growing 20 ms per 1,000
+// documents, fitted from 1,000 to 10,000). The change is then relative to
+// the figure measured there, not NaN, which read as "flat" while the
+// slope's interval excluded 0 (found on ferretdb-postgres: "search p95
+// flat (NaN% …, slope 95% CI 10.92 to 35.63 ms per 1,000 notices)").
+func TestGrowthChangeBelowZeroStart(t *testing.T) {
+	g := GrowthFit{
+		Points: []GrowthPoint{{Block: 0, Documents: 1000, Value: 1000}, {Block: 1, Documents: 5500, Value: 60000}, {Block: 2, Documents: 10000, Value: 200000}},
+		Fit:    regress.Fit{N: 3, Intercept: -30000, Slope: 22, Lo: 11, Hi: 36, Alpha: 0.05},
+	}
+
+	want := (g.Fit.At(10000) - g.Fit.At(1000)) / 1000
+	if c := g.Change(); c != want {
+		t.Errorf("change %v, want %v (relative to the 1 ms measured at the smallest size)", c, want)
+	}
+
+	if tr := g.Trend(); tr != regress.Grows {
+		t.Errorf("trend %v, want grows", tr)
+	}
+}

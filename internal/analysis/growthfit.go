@@ -66,23 +66,36 @@ type GrowthFit struct {
 
 // Change is the fitted line's change from the smallest size fitted to the
 // largest, relative to its value at the smallest: +0.5 for a line that
-// rises by half. NaN without a fit or a positive value at the smallest.
+// rises by half. A steep line from a small start can be at or below 0 at
+// the smallest size (a latency cannot); the change is then relative to the
+// figure measured there, the block of the smallest size. NaN without a fit
+// or a positive base.
 func (g GrowthFit) Change() float64 {
 	if g.Err != nil || len(g.Points) == 0 {
 		return math.NaN()
 	}
 
-	lo, hi := math.Inf(1), math.Inf(-1)
+	first := g.Points[0]
+	hi := math.Inf(-1)
+
 	for _, p := range g.Points {
-		lo, hi = math.Min(lo, float64(p.Documents)), math.Max(hi, float64(p.Documents))
+		if p.Documents < first.Documents {
+			first = p
+		}
+
+		hi = math.Max(hi, float64(p.Documents))
 	}
 
-	base := g.Fit.At(lo)
+	base := g.Fit.At(float64(first.Documents))
+	if base <= 0 {
+		base = first.Value
+	}
+
 	if base <= 0 {
 		return math.NaN()
 	}
 
-	return (g.Fit.At(hi) - base) / base
+	return (g.Fit.At(hi) - g.Fit.At(float64(first.Documents))) / base
 }
 
 // minEffect is MinEffect with its default applied.
