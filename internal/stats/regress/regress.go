@@ -5,9 +5,11 @@
 //
 // # Method
 //
-// The slope is the ordinary least-squares estimate, and its interval the
+// The slope is the ordinary least-squares estimate. Line gives it the
 // classical t-interval, b ± t(1−α/2, n−2)·se(b), se(b) = s/√Σ(x−x̄)², with s²
-// the residuals' variance on n−2 degrees of freedom.
+// the residuals' variance on n−2 degrees of freedom; SerialLine, which the
+// growth verdict uses, the same with n−2 replaced by n_eff−2 for points in
+// sequence whose residuals are autocorrelated (below).
 //
 // Why this interval, and on what points. A growth run's natural
 // observations are its blocks: each block's percentile summarises
@@ -24,15 +26,16 @@
 // residuals. Blocks run one after another, and a collection grows only
 // with time, so a drift of the machine's load over a run is shared by
 // neighbouring blocks and reads as a slope: measured against a server that
-// does not grow, Line's 95% interval called 8.4% of fits growing or
+// does not grow, Line's 95% interval called 7–8% of fits growing or
 // shrinking (docs/workloads.md, growth verdict). A block bootstrap would
 // need far more blocks than a run has (10 by default), and a
 // heteroscedasticity-and-autocorrelation (Newey–West) standard error is
 // itself too small on 8 to 10 points (its 95% interval held a flat slope
-// in only 87% of independent series in simulation). SerialLine instead
-// counts the points as fewer when their residuals are autocorrelated, the
-// effective-sample-size correction used for trends in short climate
-// series (Santer et al. 2008, J. Climatology 28:1703): with r the
+// in only about 87% of simulated independent series when this was
+// designed). SerialLine instead counts the points as fewer when their
+// residuals are autocorrelated, the effective-sample-size correction used
+// for trends in short climate series (Santer et al. 2008, Int. J.
+// Climatol. 28:1703): with r the
 // residuals' lag-1 autocorrelation, n_eff = n(1−r)/(1+r), the residual
 // variance on n_eff−2 degrees of freedom and t on n_eff−2. Residuals of a
 // fitted line are negatively autocorrelated even when the errors are
@@ -42,7 +45,7 @@
 // what the fit itself induces counts. The price is paid on independent
 // errors: there the interval holds the true slope about 97% of the time
 // rather than 95% (TestSerialLineCoverage), and a small real slope is found
-// less often.
+// less often (docs/workloads.md, growth verdict, has both rates measured).
 package regress
 
 import (

@@ -220,6 +220,7 @@ func TestSerialLineCoverage(t *testing.T) {
 			}
 
 			rate, lineRate := float64(serial)/runs, float64(line)/runs
+			t.Logf("%d points, rho %g: SerialLine held the slope in %.3f of fits, Line in %.3f", n, c.rho, rate, lineRate)
 			if rate < c.lo || rate > c.hi {
 				t.Errorf("%d points, rho %g: SerialLine held the slope in %d of %d fits (%.3f), want %.3f–%.3f", n, c.rho, serial, runs, rate, c.lo, c.hi)
 			}
