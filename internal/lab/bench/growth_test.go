@@ -145,6 +145,11 @@ func TestGrowthFalseGrowthRate(t *testing.T) {
 	total, k, kSlope, kLine := 0, 0, 0, 0
 	perRun := make([]int, *growthAA)
 	found := make([][2]int, len(plantedRises))
+	foundBy := make([]map[string]int, len(plantedRises))
+
+	for i := range foundBy {
+		foundBy[i] = map[string]int{}
+	}
 
 	for run := range *growthAA {
 		for _, g := range runGrowth(t, srv) {
@@ -184,6 +189,7 @@ func TestGrowthFalseGrowthRate(t *testing.T) {
 				f := plantFound(t, g, xs, ys, rise)
 				found[i][0] += f[0]
 				found[i][1] += f[1]
+				foundBy[i][g.Title()] += f[0]
 			}
 		}
 	}
@@ -206,8 +212,8 @@ func TestGrowthFalseGrowthRate(t *testing.T) {
 		kLine, 100*float64(kLine)/float64(total), 100*llo, 100*lhi)
 
 	for i, rise := range plantedRises {
-		t.Logf("power: a growth of +%.0f%% over the run added to these points found in %d of %d fits (%.1f%%), with the classical interval %d (%.1f%%)",
-			100*rise, found[i][0], total, 100*float64(found[i][0])/float64(total), found[i][1], 100*float64(found[i][1])/float64(total))
+		t.Logf("power: a growth of +%.0f%% over the run added to these points found in %d of %d fits (%.1f%%; per fit over %d runs: %v), with the classical interval %d (%.1f%%)",
+			100*rise, found[i][0], total, 100*float64(found[i][0])/float64(total), *growthAA, foundBy[i], found[i][1], 100*float64(found[i][1])/float64(total))
 	}
 
 	// The interval's nominal rate is 5%, and docs/workloads.md states the
