@@ -35,9 +35,10 @@
 // designed). SerialLine instead counts the points as fewer when their
 // residuals are autocorrelated, the effective-sample-size correction used
 // for trends in short climate series (Santer et al. 2008, Int. J.
-// Climatol. 28:1703): with r the
-// residuals' lag-1 autocorrelation, n_eff = n(1−r)/(1+r), the residual
-// variance on n_eff−2 degrees of freedom and t on n_eff−2. Residuals of a
+// Climatol. 28:1703): with r the residuals' lag-1 autocorrelation,
+// n_eff = n(1−r)/(1+r), the residual variance on n_eff−2 degrees of
+// freedom and t on n_eff−2 (n_eff at least 3: one degree of freedom).
+// Residuals of a
 // fitted line are negatively autocorrelated even when the errors are
 // independent (E[r] = −2/n for evenly spaced x), which would make the
 // correction too weak on short series; so r is taken relative to its
