@@ -15,7 +15,7 @@ import (
 // is how an operation's figure grows as the collection grows: per blocks
 // phase and operation, the figure fitted against the collection's size by
 // least squares, one point per complete growth block (FitBlocks; why per
-// block and a t-interval: package regress), with the slope's interval as
+// block and which interval: package regress), with the slope's interval as
 // the answer: "search p95 grows 0.41 ms per 1,000 notices (95% CI
 // 0.30–0.52)", "create p95 flat (slope 95% CI … includes 0)". Fits lists the
 // same on p50, p95 and p99 (and the figure, if another). Each group lists

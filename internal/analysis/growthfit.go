@@ -36,8 +36,10 @@ type GrowthPoint struct {
 }
 
 // GrowthFit is one operation's figure fitted against the collection's
-// size, one point per complete growth block (regress.Line: why one point
-// per block and a t-interval is in its package comment).
+// size, one point per complete growth block, in block order
+// (regress.SerialLine: why one point per block, and why an interval that
+// counts autocorrelated blocks as fewer points, is in its package
+// comment).
 type GrowthFit struct {
 	// Phase and Operation say what was fitted.
 	Phase, Operation string
@@ -164,7 +166,7 @@ func FitBlocks(blocks []result.Block, op string, m threshold.Metric) GrowthFit {
 		ys = append(ys, v)
 	}
 
-	g.Fit, g.Err = regress.Line(xs, ys, blockAlpha)
+	g.Fit, g.Err = regress.SerialLine(xs, ys, blockAlpha)
 
 	return g
 }
