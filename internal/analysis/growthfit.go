@@ -195,40 +195,6 @@ func blockValue(b result.Block, op string, m threshold.Metric) (float64, bool) {
 	return 0, false
 }
 
-// GrowthFits fits every operation of every measured phase with growth
-// blocks on each of GrowthPercentiles: the growth verdict of any workload
-// with blocks.
-func GrowthFits(res *result.Result) []GrowthFit {
-	if res == nil {
-		return nil
-	}
-
-	fig, _ := StudyFigure(res)
-
-	var out []GrowthFit
-
-	for i := range res.Phases {
-		p := &res.Phases[i]
-		if p.Excluded || len(p.Blocks) == 0 {
-			continue
-		}
-
-		for _, op := range p.Operations {
-			if op.Unit != "" {
-				continue
-			}
-
-			for _, m := range GrowthPercentiles {
-				g := FitBlocks(p.Blocks, op.Name, m)
-				g.Phase, g.MinEffect = p.Name, fig.Judging.MinEffect
-				out = append(out, g)
-			}
-		}
-	}
-
-	return out
-}
-
 // Verdict words the fit: "grows 0.41 ms per 1,000 notices (95% CI
 // 0.30–0.52)", "flat (slope CI −0.02 to 0.03 ms per 1,000 notices
 // includes 0)", or why there is none.

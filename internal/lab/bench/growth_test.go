@@ -73,7 +73,10 @@ func runGrowth(t *testing.T, srv *wiretest.Server) []analysis.GrowthFit {
 	}
 	defer out.Close()
 
-	return analysis.GrowthFits(out.Result)
+	// The fits the growth verdict makes, as the run's finisher makes them.
+	fig, _ := analysis.StudyFigure(out.Result)
+
+	return analysis.GrowthBlock(out.Result, fig).Fits
 }
 
 // TestGrowthPlanted runs growth blocks against a server whose every reply

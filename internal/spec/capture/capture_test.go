@@ -81,7 +81,7 @@ func TestWorkloadValidates(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		c := captureFile(t, Options{KeepValues: keep}, fixture)
 
-		out, _, err := c.Workload(meta())
+		out, _, _, err := c.WorkloadAndShapes(meta())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestWorkloadValidates(t *testing.T) {
 func TestWorkloadGolden(t *testing.T) {
 	c := captureFile(t, Options{}, fixture)
 
-	out, _, err := c.Workload(meta())
+	out, _, _, err := c.WorkloadAndShapes(meta())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestCanary(t *testing.T) {
 		}
 	}
 
-	out, _, err := captureFile(t, Options{}, fixture).Workload(meta())
+	out, _, _, err := captureFile(t, Options{}, fixture).WorkloadAndShapes(meta())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestCanary(t *testing.T) {
 		t.Error("the workload does not say that no value is copied")
 	}
 
-	kept, _, err := captureFile(t, Options{KeepValues: true}, fixture).Workload(meta())
+	kept, _, _, err := captureFile(t, Options{KeepValues: true}, fixture).WorkloadAndShapes(meta())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,7 +112,7 @@ func TestLoadModelSequentialIsClosed(t *testing.T) {
 		t.Errorf("why %q, want the busy share 83%% (5 of every 6 ms)", lm.Why)
 	}
 
-	out, _, err := c.Workload(meta())
+	out, _, _, err := c.WorkloadAndShapes(meta())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func TestProfileSameShapes(t *testing.T) {
 	}
 
 	// A workload from the profile validates and holds the same operations.
-	if _, _, err := fromProfile.Workload(meta()); err != nil {
+	if _, _, _, err := fromProfile.WorkloadAndShapes(meta()); err != nil {
 		t.Fatal(err)
 	}
 }

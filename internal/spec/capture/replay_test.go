@@ -26,7 +26,7 @@ func replayMeta() Meta {
 func TestReplayTimeline(t *testing.T) {
 	c := captureFile(t, Options{Timeline: true}, fixture)
 
-	out, notes, err := c.Workload(replayMeta())
+	out, _, notes, err := c.WorkloadAndShapes(replayMeta())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestReplayTimeline(t *testing.T) {
 
 // TestReplayCanary: the timeline names operations, never values.
 func TestReplayCanary(t *testing.T) {
-	out, _, err := captureFile(t, Options{Timeline: true}, fixture).Workload(replayMeta())
+	out, _, _, err := captureFile(t, Options{Timeline: true}, fixture).WorkloadAndShapes(replayMeta())
 	if err != nil {
 		t.Fatal(err)
 	}

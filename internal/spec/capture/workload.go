@@ -39,13 +39,6 @@ type Meta struct {
 	Speed  float64
 }
 
-// Workload writes the captured operations as a workload file.
-func (c *Capture) Workload(meta Meta) ([]byte, []string, error) {
-	data, _, notes, err := c.WorkloadAndShapes(meta)
-
-	return data, notes, err
-}
-
 // WorkloadAndShapes writes the workload file and the shape file that goes
 // beside it (see ShapeFile): the captured shape table with the name of the
 // operation each shape became, which capture --fidelity compares with a
