@@ -343,6 +343,7 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 		Plan: plan, Hooks: hooks, SLO: slos, Search: search, Workers: workers,
 		StepDuration: f.stepDuration, MaxStepDuration: f.maxStep, Warmup: f.warmup,
 		Progress: func(s result.CapacityStep) { fmt.Fprintln(tw, capacity.Describe(s)) },
+		CPU:      st.ProcessCPU,
 	})
 	interrupted := errors.Is(err, capacity.ErrInterrupted) && res != nil
 	if err != nil && !interrupted {

@@ -52,6 +52,12 @@ type State struct {
 	// Now is the clock used for file names and timestamps.
 	Now func() time.Time
 
+	// ProcessCPU is this process's CPU time so far, with which capacity
+	// judges whether mongobench's own process was the limit of a step; nil
+	// reads it from the operating system. Tests, whose process also runs
+	// the servers and several commands at once, pass their own.
+	ProcessCPU func() time.Duration
+
 	// Serve is the command that runs this program's serve command (the
 	// running executable and "serve"), with which a run's durability
 	// phase starts an embedded server it can crash; nil leaves the
