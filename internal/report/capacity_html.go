@@ -125,8 +125,10 @@ func (a axis) ticks() []float64 {
 
 // frame draws the axes, their ticks and labels.
 func frame(b *strings.Builder, title string, x, y axis, xLabel, yLabel string, xFmt, yFmt func(float64) string) {
-	fmt.Fprintf(b, `<figure class="chart"><figcaption>%s</figcaption><svg viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="%s" font-size="11" font-family="sans-serif">`,
-		esc(title), svgW, svgH, svgW, svgH, esc(title))
+	// The picture scales down with its column (two side by side may
+	// not have 2 × svgW of width) and never up beyond its drawn size.
+	fmt.Fprintf(b, `<figure class="chart" style="margin:0;min-width:0"><figcaption>%s</figcaption><svg viewBox="0 0 %.0f %.0f" style="width:100%%;max-width:%.0fpx;height:auto" role="img" aria-label="%s" font-size="11" font-family="sans-serif">`,
+		esc(title), svgW, svgH, svgW, esc(title))
 	fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#999"/>`, svgLeft, svgTop, svgW-svgLeft-svgRight, svgH-svgTop-svgBot)
 
 	for _, t := range x.ticks() {
