@@ -37,7 +37,7 @@ func MergeObservations(parts []Observation) (Observation, error) {
 		out.Workers += p.Workers
 		out.DurationS = max(out.DurationS, p.DurationS)
 		out.ClientCPU = max(out.ClientCPU, p.ClientCPU)
-		out.Schedule = addSchedule(out.Schedule, p.Schedule)
+		out.Schedule = result.AddSchedule(out.Schedule, p.Schedule)
 
 		for _, o := range p.Ops {
 			k, ok := byName[o.Name]
@@ -47,26 +47,8 @@ func MergeObservations(parts []Observation) (Observation, error) {
 				stats = append(stats, metrics.OpStats{Name: o.Name, Errors: map[string]int64{}, Hist: metrics.NewHistogram(), Unit: o.Unit, Steps: o.Steps})
 			}
 
-			t := &stats[k]
-			t.Count += o.Count
-			t.Docs += o.Docs
-			t.Clamped += o.Clamped
-
-			for kind, n := range o.Errors {
-				t.Errors[kind] += n
-			}
-
-			if o.Histogram == "" {
-				continue
-			}
-
-			h, err := metrics.DecodeHistogram(o.Histogram)
-			if err != nil {
+			if err := result.AddOperation(&stats[k], o); err != nil {
 				return Observation{}, fmt.Errorf("shard %d, operation %q: %w", i, o.Name, err)
-			}
-
-			if dropped := t.Hist.Merge(h); dropped != 0 {
-				return Observation{}, fmt.Errorf("shard %d, operation %q: %d latencies outside the histogram range", i, o.Name, dropped)
 			}
 		}
 	}
@@ -81,36 +63,6 @@ func MergeObservations(parts []Observation) (Observation, error) {
 	}
 
 	return out, nil
-}
-
-// addSchedule adds schedule s to sum (nil when neither is set): counters
-// add up, as do in-flight slots; the longest waits are the longest of any
-// shard.
-func addSchedule(sum, s *result.Schedule) *result.Schedule {
-	if s == nil {
-		return sum
-	}
-
-	if sum == nil {
-		sum = &result.Schedule{}
-	}
-
-	sum.Scheduled += s.Scheduled
-	sum.Late += s.Late
-	sum.Dropped += s.Dropped
-	sum.Pending += s.Pending
-	sum.LateForSlot += s.LateForSlot
-	sum.LateForClient += s.LateForClient
-	sum.MaxInFlight += s.MaxInFlight
-	sum.MaxWaitUS = max(sum.MaxWaitUS, s.MaxWaitUS)
-	sum.MaxSchedulerLagUS = max(sum.MaxSchedulerLagUS, s.MaxSchedulerLagUS)
-	sum.ClientLagUS += s.ClientLagUS
-
-	if sum.Warning == "" {
-		sum.Warning = s.Warning
-	}
-
-	return sum
 }
 
 // JudgeShards judges a sharded step: Judge on the merged observation,

@@ -170,35 +170,9 @@ func (b *bucket) add(ops []result.Operation) error {
 			return fmt.Errorf("operation %q where the phase has %q", o.Name, t.Name)
 		}
 
-		t.Count += o.Count
-		t.Docs += o.Docs
-		t.Clamped += o.Clamped
-
-		for k, v := range o.Errors {
-			t.Errors[k] += v
-		}
-
-		if err := addHistogram(t.Hist, o.Histogram); err != nil {
+		if err := result.AddOperation(t, o); err != nil {
 			return fmt.Errorf("operation %q: %w", o.Name, err)
 		}
-	}
-
-	return nil
-}
-
-// addHistogram adds an encoded histogram (empty: nothing) to h.
-func addHistogram(h *metrics.Histogram, enc string) error {
-	if enc == "" {
-		return nil
-	}
-
-	from, err := metrics.DecodeHistogram(enc)
-	if err != nil {
-		return err
-	}
-
-	if dropped := h.Merge(from); dropped != 0 {
-		return fmt.Errorf("%d latencies outside the histogram range", dropped)
 	}
 
 	return nil
@@ -276,7 +250,7 @@ func mergeService(o *result.Operation, i int, parts []part) error {
 
 		found = true
 
-		if err := addHistogram(h, enc); err != nil {
+		if err := result.AddHistogram(h, enc); err != nil {
 			return refuse("%s: phase %q, operation %q: service times: %v", pt.file, pt.phase.Name, o.Name, err)
 		}
 	}
@@ -292,35 +266,12 @@ func mergeService(o *result.Operation, i int, parts []part) error {
 	return err
 }
 
-// mergeSchedules sums the shards' schedule counters; the maxima are the
-// largest of any shard, and in-flight slots add up.
+// mergeSchedules sums the shards' schedules (result.AddSchedule).
 func mergeSchedules(parts []part, of func(*result.Phase) *result.Schedule) *result.Schedule {
 	var out *result.Schedule
 
 	for _, pt := range parts {
-		s := of(pt.phase)
-		if s == nil {
-			continue
-		}
-
-		if out == nil {
-			out = &result.Schedule{}
-		}
-
-		out.Scheduled += s.Scheduled
-		out.Late += s.Late
-		out.Dropped += s.Dropped
-		out.Pending += s.Pending
-		out.LateForSlot += s.LateForSlot
-		out.LateForClient += s.LateForClient
-		out.MaxInFlight += s.MaxInFlight
-		out.MaxWaitUS = max(out.MaxWaitUS, s.MaxWaitUS)
-		out.MaxSchedulerLagUS = max(out.MaxSchedulerLagUS, s.MaxSchedulerLagUS)
-		out.ClientLagUS += s.ClientLagUS
-
-		if s.Warning != "" && out.Warning == "" {
-			out.Warning = s.Warning
-		}
+		out = result.AddSchedule(out, of(pt.phase))
 	}
 
 	return out
