@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // TestCapacityCommandResultsAreReadable runs a short capacity search with a
@@ -16,24 +14,9 @@ import (
 // compare and history: the capacity section is optional content of a run's
 // file, so every reader of runs must take it.
 func TestCapacityCommandResultsAreReadable(t *testing.T) {
-	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(time.Millisecond)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := startNullServer(t, time.Millisecond)
 
-	t.Cleanup(func() { _ = srv.Close() })
-
-	path := writeWorkload(t, `
-name: capacity_cli
-database: mongobench_cli_capacity
-collections: [{name: items}]
-run: {concurrency: 1, interval: 250ms}
-operations:
-  - name: get
-    op: findOne
-    collection: items
-    filter: {_id: 1}
-`)
+	path := capacityProbe(t, "capacity", "")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "capacity.json")
 

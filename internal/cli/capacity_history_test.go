@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/results/result"
-	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // history over capacity results tracks each search's maximum sustainable
@@ -19,24 +18,9 @@ import (
 // the first six's capacity: the rate of a real search depends on the
 // machine, the detector's input must not.
 func TestHistoryOfCapacitySearches(t *testing.T) {
-	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(time.Millisecond)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := startNullServer(t, time.Millisecond)
 
-	t.Cleanup(func() { _ = srv.Close() })
-
-	path := writeWorkload(t, `
-name: capacity_history
-database: mongobench_cli_capacity_history
-collections: [{name: items}]
-run: {concurrency: 1, interval: 250ms}
-operations:
-  - name: get
-    op: findOne
-    collection: items
-    filter: {_id: 1}
-`)
+	path := capacityProbe(t, "capacity_history", "")
 	searched := filepath.Join(t.TempDir(), "search.json")
 
 	code, stdout, stderr := runMain(t, "capacity", path, "--uri", srv.URI(), "--out", searched, "--slo", "p99 < 2s",

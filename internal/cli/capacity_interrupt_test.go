@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/results/result"
-	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // notifyWriter passes writes on to a buffer and, the first time what was
@@ -46,24 +45,9 @@ func (w *notifyWriter) Write(p []byte) (int, error) {
 // results file holding that step, with status interrupted and a verdict
 // saying so, and exits 1 as an interrupted run does.
 func TestCapacityInterruptedBySignal(t *testing.T) {
-	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(time.Millisecond)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := startNullServer(t, time.Millisecond)
 
-	t.Cleanup(func() { _ = srv.Close() })
-
-	path := writeWorkload(t, `
-name: capacity_signal
-database: mongobench_cli_capacity_signal
-collections: [{name: items}]
-run: {concurrency: 1, interval: 250ms}
-operations:
-  - name: get
-    op: findOne
-    collection: items
-    filter: {_id: 1}
-`)
+	path := capacityProbe(t, "capacity_signal", "")
 	out := filepath.Join(t.TempDir(), "capacity.json")
 
 	r := newCLIRun("capacity", path, "--uri", srv.URI(), "--out", out, "--slo", "p99 < 2s",

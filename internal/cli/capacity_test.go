@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/results/result"
-	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
 
 // Bad capacity flags are refused before anything starts, exit code 2, with
@@ -45,23 +44,9 @@ func TestCapacityFlagErrors(t *testing.T) {
 // A workload's capacity section gives the search's settings where no flag
 // does; a flag given overrides its field.
 func TestCapacityWorkloadSection(t *testing.T) {
-	srv, err := wiretest.Start(wiretest.Config{Latency: wiretest.Fixed(time.Millisecond)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := startNullServer(t, time.Millisecond)
 
-	t.Cleanup(func() { _ = srv.Close() })
-
-	path := writeWorkload(t, `
-name: capacity_section
-database: mongobench_cli_capacity_section
-collections: [{name: items}]
-run: {concurrency: 1, interval: 250ms}
-operations:
-  - name: get
-    op: findOne
-    collection: items
-    filter: {_id: 1}
+	path := capacityProbe(t, "capacity_section", `
 thresholds:
   all: ["p99 < 1s"]
 capacity:
@@ -123,4 +108,25 @@ capacity:
 	if code != ExitBadInput || !strings.Contains(stderr, path+":10:9: capacity.slo[0]:") {
 		t.Errorf("exit %d, stderr %q; want %d and the file, line and field", code, stderr, ExitBadInput)
 	}
+}
+
+// capacityProbe writes the workload the capacity command tests search:
+// one read by _id on an empty collection, named name (database
+// mongobench_cli_NAME), with extra appended (top-level YAML, e.g. a
+// capacity section). Against startNullServer each step costs the server's
+// delay and nothing else.
+func capacityProbe(t *testing.T, name, extra string) string {
+	t.Helper()
+
+	return writeWorkload(t, `
+name: `+name+`
+database: mongobench_cli_`+name+`
+collections: [{name: items}]
+run: {concurrency: 1, interval: 250ms}
+operations:
+  - name: get
+    op: findOne
+    collection: items
+    filter: {_id: 1}
+`+extra)
 }

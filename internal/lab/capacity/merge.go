@@ -11,7 +11,7 @@ import (
 // into the step's: each operation's histograms are merged (so a percentile
 // is the percentile of every shard's operations together, not a mean of
 // the shards' percentiles), counts, documents and errors summed; the
-// schedules summed as package merge sums the schedules of a sharded run;
+// schedules summed by result.AddSchedule, as package merge sums a run's;
 // the measured time is the longest shard's (the shards start at one
 // instant and measure as long, so the summed count over it is the sum of
 // their rates to within the shards' difference in length); the offered
