@@ -134,17 +134,8 @@ func (s *search) run(ctx context.Context) error {
 	// Nothing passed yet: come down until something does.
 	floor := s.opts.Start / math.Pow(s.opts.Growth, 4)
 	for s.lo == 0 && s.hi > floor && s.budget() {
-		r := s.hi / s.opts.Growth
-
-		st, err := s.try(ctx, result.CapacityStepRate, r)
-		if err != nil || s.client {
+		if err := s.narrow(ctx, s.hi/s.opts.Growth); err != nil || s.client {
 			return err
-		}
-
-		if st.Passed {
-			s.lo = r
-		} else {
-			s.hi = r
 		}
 	}
 
@@ -212,18 +203,27 @@ func (s *search) bracket(ctx context.Context) error {
 // budget to confirm.
 func (s *search) bisect(ctx context.Context) error {
 	for s.lo > 0 && s.hi > 0 && (s.hi-s.lo) > s.opts.Resolution*s.lo && s.budget() {
-		r := (s.lo + s.hi) / 2
-
-		st, err := s.try(ctx, result.CapacityStepRate, r)
-		if err != nil || s.client {
+		if err := s.narrow(ctx, (s.lo+s.hi)/2); err != nil || s.client {
 			return err
 		}
+	}
 
-		if st.Passed {
-			s.lo = r
-		} else {
-			s.hi = r
-		}
+	return nil
+}
+
+// narrow runs a rate step at r and makes r the highest passing rate or the
+// lowest failing one, as the step went: the move of both the descent and
+// the bisection.
+func (s *search) narrow(ctx context.Context, r float64) error {
+	st, err := s.try(ctx, result.CapacityStepRate, r)
+	if err != nil || s.client { // a client-limited step says nothing of the server's rate
+		return err
+	}
+
+	if st.Passed {
+		s.lo = r
+	} else {
+		s.hi = r
 	}
 
 	return nil
