@@ -4,33 +4,13 @@ package capacity_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/lab/capacity"
-	benchplan "github.com/mongobench/mongobench/internal/lab/plan"
 	"github.com/mongobench/mongobench/internal/results/result"
-	"github.com/mongobench/mongobench/internal/spec/workload"
-	"github.com/mongobench/mongobench/internal/targets"
 	"github.com/mongobench/mongobench/internal/targets/wiretest"
 )
-
-// probe is one read per iteration, nothing loaded: each step costs the
-// test server's latency and nothing else.
-const probe = `name: capacity_probe
-database: mongobench_capacity_probe
-collections: [{name: items}]
-run:
-  concurrency: 1
-  interval: 250ms
-operations:
-  - name: get
-    op: findOne
-    collection: items
-    filter: {_id: 1}
-`
 
 // TestCapacityLoadDependentServer is the issue's acceptance test. The test
 // server holds each reply 2 ms plus 1 ms per other request in flight, so
@@ -44,27 +24,10 @@ func TestCapacityLoadDependentServer(t *testing.T) {
 	}
 	defer srv.Close()
 
-	spec, errs := workload.Parse("probe.yaml", []byte(probe))
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-
-	w, errs := bench.Compile(spec)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	plan, err := benchplan.New(ctx, &benchplan.Request{Path: "probe.yaml", Workload: w, URI: srv.URI(), Rounds: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	if plan.Options.OwnerKey, err = targets.LoadOwnerKey(filepath.Join(t.TempDir(), "owner.key")); err != nil {
-		t.Fatal(err)
-	}
+	plan := probePlan(t, ctx, srv.URI())
 
 	slo, err := capacity.ParseSLO("p99 < 10ms")
 	if err != nil {

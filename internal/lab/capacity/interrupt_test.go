@@ -28,10 +28,10 @@ func (phaseHook) Warmup(runner.Phase, time.Duration)                     {}
 func (phaseHook) Interval(runner.Phase, metrics.Interval, time.Duration) {}
 func (phaseHook) PhaseEnded(runner.Phase, *runner.PhaseResult)           {}
 
-// readOne is one findOne per iteration on an empty collection: a step
+// probe is one findOne per iteration on an empty collection: a step
 // costs the test server's latency and nothing else.
-const readOne = `name: capacity_interrupt
-database: mongobench_capacity_interrupt
+const probe = `name: capacity_probe
+database: mongobench_capacity_probe
 collections: [{name: items}]
 run:
   concurrency: 1
@@ -42,6 +42,33 @@ operations:
     collection: items
     filter: {_id: 1}
 `
+
+// probePlan is the plan of a capacity search of probe against the server
+// at uri, with an owner key of the test's, as the command makes it.
+func probePlan(t *testing.T, ctx context.Context, uri string) *bench.Plan {
+	t.Helper()
+
+	spec, errs := workload.Parse("probe.yaml", []byte(probe))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+
+	w, errs := bench.Compile(spec)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+
+	plan, err := benchplan.New(ctx, &benchplan.Request{Path: "probe.yaml", Workload: w, URI: uri, Rounds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if plan.Options.OwnerKey, err = targets.LoadOwnerKey(filepath.Join(t.TempDir(), "owner.key")); err != nil {
+		t.Fatal(err)
+	}
+
+	return plan
+}
 
 // quickConfig is a short search against a test server answering in 1 ms
 // under a generous objective: every step passes, so the search grows from
@@ -56,32 +83,13 @@ func quickConfig(t *testing.T, ctx context.Context) capacity.Config {
 
 	t.Cleanup(func() { _ = srv.Close() })
 
-	spec, errs := workload.Parse("w.yaml", []byte(readOne))
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-
-	w, errs := bench.Compile(spec)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-
-	plan, err := benchplan.New(ctx, &benchplan.Request{Path: "w.yaml", Workload: w, URI: srv.URI(), Rounds: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	if plan.Options.OwnerKey, err = targets.LoadOwnerKey(filepath.Join(t.TempDir(), "owner.key")); err != nil {
-		t.Fatal(err)
-	}
-
 	slo, err := capacity.ParseSLO("p99 < 2s")
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	return capacity.Config{
-		Plan:         plan,
+		Plan:         probePlan(t, ctx, srv.URI()),
 		SLO:          []capacity.SLO{slo},
 		Search:       capacity.SearchOptions{Start: 50, Max: 100, Growth: 2, Resolution: 0.05, MaxSteps: 6},
 		StepDuration: 300 * time.Millisecond, MaxStepDuration: 600 * time.Millisecond, Warmup: 50 * time.Millisecond,
