@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/engine/client"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	"github.com/mongobench/mongobench/internal/lab/capacity"
@@ -271,17 +270,9 @@ func runCapacity(st *State, cmd *cobra.Command, path string, f *capacityFlags) e
 		return err
 	}
 
-	w, errs := readWorkload(ctx, path, seed, f.run.set...)
-	if ctx.Err() != nil {
-		return failed("interrupted while reading %s", path)
-	}
-
-	if len(errs) > 0 {
-		for _, err := range errs {
-			fmt.Fprintln(st.Stderr, redact.Text(err.Error()))
-		}
-
-		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
+	w, err := loadWorkload(ctx, st, path, seed, f.run.set...)
+	if err != nil {
+		return err
 	}
 
 	// The settings are checked once the workload's capacity section has

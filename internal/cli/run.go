@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mongobench/mongobench/internal/analysis/finish"
-	"github.com/mongobench/mongobench/internal/base/redact"
 	"github.com/mongobench/mongobench/internal/engine/client"
 	"github.com/mongobench/mongobench/internal/lab/bench"
 	benchplan "github.com/mongobench/mongobench/internal/lab/plan"
@@ -227,17 +226,9 @@ func runWorkload(st *State, path string, seed *int64, f *runFlags, shard *bench.
 		return err
 	}
 
-	w, errs := readWorkload(ctx, path, seed, f.set...)
-	if ctx.Err() != nil {
-		return failed("interrupted while reading %s", path)
-	}
-
-	if len(errs) > 0 {
-		for _, err := range errs {
-			fmt.Fprintln(st.Stderr, redact.Text(err.Error()))
-		}
-
-		return &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
+	w, err := loadWorkload(ctx, st, path, seed, f.set...)
+	if err != nil {
+		return err
 	}
 
 	st.maskValues(w.Spec.SecretValues())

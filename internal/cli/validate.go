@@ -96,6 +96,26 @@ func readWorkload(ctx context.Context, path string, seed *int64, set ...string) 
 	}
 }
 
+// loadWorkload is readWorkload for a command that runs the workload: an
+// interrupt while reading fails the command (exit 1), and problems are
+// printed, one line each with secrets masked, and refuse it as bad input.
+func loadWorkload(ctx context.Context, st *State, path string, seed *int64, set ...string) (*bench.Compiled, error) {
+	w, errs := readWorkload(ctx, path, seed, set...)
+	if ctx.Err() != nil {
+		return nil, failed("interrupted while reading %s", path)
+	}
+
+	if len(errs) > 0 {
+		for _, err := range errs {
+			fmt.Fprintln(st.Stderr, redact.Text(err.Error()))
+		}
+
+		return nil, &exitError{code: ExitBadInput, msg: path + ": invalid workload"}
+	}
+
+	return w, nil
+}
+
 // compileWorkload is readWorkload's work: read, parse, validate, compile.
 func compileWorkload(ctx context.Context, path string, seed *int64, set []string) (*bench.Compiled, []error) {
 	spec, errs := workload.ReadWith(ctx, path, set)
