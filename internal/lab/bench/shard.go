@@ -193,7 +193,7 @@ func (s *shardRun) barrier(ctx context.Context, msgs Messages) error {
 				return failed("start barrier: %d of %d shards arrived within --shard-wait %s", n, s.Count, s.Wait)
 			}
 
-			if err := sleepCtx(ctx, shardPoll); err != nil {
+			if err := SleepCtx(ctx, shardPoll); err != nil {
 				return failed("interrupted at the start barrier")
 			}
 		}
@@ -276,7 +276,7 @@ func (s *shardRun) finished(msgs Messages, last *runner.PhaseResult) bool {
 			return true
 		}
 
-		if sleepCtx(ctx, shardPoll) != nil {
+		if SleepCtx(ctx, shardPoll) != nil {
 			msgs.Printf("Warning: %d of the other %d shards said they were done within --shard-wait %s; the database is left for them\n", n, s.Count-1, s.Wait)
 			return false
 		}
@@ -301,33 +301,59 @@ func (s *shardRun) put(ctx context.Context, doc shardDoc) error {
 // await polls for the document id of this run's workload until ok accepts
 // it, for at most Wait.
 func (s *shardRun) await(ctx context.Context, id, what string, ok func(*shardDoc) bool) (*shardDoc, error) {
-	deadline := time.Now().Add(s.Wait)
+	doc, err := AwaitDocument(ctx, s.coll, id, s.Wait, shardPoll, ok)
+
+	switch {
+	case err == nil && doc.Spec != s.hash:
+		return nil, badInput("shard %d/%d: shard 0 runs another workload (spec hash %.12s, this shard's %.12s)", s.Index, s.Count, doc.Spec, s.hash)
+	case err == nil:
+		return doc, nil
+	case errors.Is(err, ErrWaitedOut):
+		return nil, failed("shard %d/%d: gave up waiting for %s after --shard-wait %s", s.Index, s.Count, what, s.Wait)
+	case ctx.Err() != nil:
+		return nil, failed("shard %d/%d: interrupted while waiting for %s", s.Index, s.Count, what)
+	}
+
+	return nil, failed("shard %d/%d: reading %s: %v", s.Index, s.Count, ShardCollection, err)
+}
+
+// ErrWaitedOut is AwaitDocument's error when its wait passed without a
+// document it accepts.
+var ErrWaitedOut = errors.New("waited out")
+
+// AwaitDocument polls coll every poll for the document id, decoded as a T,
+// until ok accepts it, for at most wait: how the processes of a sharded run
+// (and of a sharded capacity search) wait for each other through the
+// target database. It returns ErrWaitedOut when wait passed, ctx's error
+// when ctx ended while it waited, and an error reading the document (other
+// than its absence) as it is; the callers word each.
+func AwaitDocument[T any](ctx context.Context, coll *mongo.Collection, id string, wait, poll time.Duration, ok func(*T) bool) (*T, error) {
+	deadline := time.Now().Add(wait)
 
 	for {
-		var doc shardDoc
+		var doc T
 
-		err := s.coll.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
+		err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
 
 		switch {
-		case err == nil && doc.Spec != s.hash && ok(&doc):
-			return nil, badInput("shard %d/%d: shard 0 runs another workload (spec hash %.12s, this shard's %.12s)", s.Index, s.Count, doc.Spec, s.hash)
 		case err == nil && ok(&doc):
 			return &doc, nil
 		case err != nil && !errors.Is(err, mongo.ErrNoDocuments) && ctx.Err() == nil:
-			return nil, failed("shard %d/%d: reading %s: %v", s.Index, s.Count, ShardCollection, err)
+			return nil, err
 		}
 
 		if time.Now().After(deadline) {
-			return nil, failed("shard %d/%d: gave up waiting for %s after --shard-wait %s", s.Index, s.Count, what, s.Wait)
+			return nil, ErrWaitedOut
 		}
 
-		if sleepCtx(ctx, shardPoll) != nil {
-			return nil, failed("shard %d/%d: interrupted while waiting for %s", s.Index, s.Count, what)
+		if err := SleepCtx(ctx, poll); err != nil {
+			return nil, err
 		}
 	}
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// SleepCtx waits d, or until ctx ends, and then returns ctx's error.
+func SleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 

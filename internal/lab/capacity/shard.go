@@ -233,7 +233,7 @@ func (c *coordinator) finish(k, report int, failure error) {
 			return
 		}
 
-		if sleep(ctx, coordPoll) != nil {
+		if bench.SleepCtx(ctx, coordPoll) != nil {
 			return
 		}
 	}
@@ -285,7 +285,7 @@ func (c *coordinator) watchEnd(ctx context.Context, k int) (context.Context, fun
 	go func() {
 		defer close(done)
 
-		for sleep(wctx, coordPoll) == nil {
+		for bench.SleepCtx(wctx, coordPoll) == nil {
 			var doc coordDoc
 
 			err := c.coll.FindOne(wctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
@@ -336,42 +336,20 @@ func (c *coordinator) put(ctx context.Context, doc coordDoc) error {
 }
 
 // await polls for document id until ok accepts it, for at most
-// --shard-wait.
+// --shard-wait (bench.AwaitDocument).
 func (c *coordinator) await(ctx context.Context, id, what string, ok func(*coordDoc) bool) (*coordDoc, error) {
-	deadline := time.Now().Add(c.shard.Wait)
+	doc, err := bench.AwaitDocument(ctx, c.coll, id, c.shard.Wait, coordPoll, ok)
 
-	for {
-		var doc coordDoc
-
-		err := c.coll.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Decode(&doc)
-
-		switch {
-		case err == nil && ok(&doc):
-			return &doc, nil
-		case err != nil && !errors.Is(err, mongo.ErrNoDocuments) && ctx.Err() == nil:
-			return nil, fmt.Errorf("shard %d/%d: reading %s: %w", c.shard.Index, c.shard.Count, c.coll.Database().Name(), err)
-		}
-
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("shard %d/%d: gave up waiting for %s after --shard-wait %s", c.shard.Index, c.shard.Count, what, c.shard.Wait)
-		}
-
-		if sleep(ctx, coordPoll) != nil {
-			return nil, fmt.Errorf("interrupted: shard %d/%d was waiting for %s: %w", c.shard.Index, c.shard.Count, what, context.Cause(ctx))
-		}
+	switch {
+	case err == nil:
+		return doc, nil
+	case errors.Is(err, bench.ErrWaitedOut):
+		return nil, fmt.Errorf("shard %d/%d: gave up waiting for %s after --shard-wait %s", c.shard.Index, c.shard.Count, what, c.shard.Wait)
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("interrupted: shard %d/%d was waiting for %s: %w", c.shard.Index, c.shard.Count, what, context.Cause(ctx))
 	}
-}
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return nil, fmt.Errorf("shard %d/%d: reading %s: %w", c.shard.Index, c.shard.Count, c.coll.Database().Name(), err)
 }
 
 // checkShard refuses a sharded search that cannot run: without --start-at
