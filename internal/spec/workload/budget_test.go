@@ -78,12 +78,7 @@ func TestMemoryCaps(t *testing.T) {
 
 			_, errs := Parse("w.yaml", []byte(tc.yaml))
 
-			var msgs []string
-			for _, e := range errs {
-				msgs = append(msgs, e.Error())
-			}
-
-			got := strings.Join(msgs, "\n")
+			got := errorText(errs)
 
 			switch {
 			case tc.want == "" && len(errs) > 0:

@@ -74,12 +74,7 @@ func TestCapacityValidation(t *testing.T) {
 
 			spec, errs := Parse("w.yaml", []byte(base+tc.block))
 
-			var msgs []string
-			for _, e := range errs {
-				msgs = append(msgs, e.Error())
-			}
-
-			got := strings.Join(msgs, "\n")
+			got := errorText(errs)
 
 			switch {
 			case tc.want == "" && len(errs) > 0:

@@ -77,13 +77,8 @@ func TestReplayMessages(t *testing.T) {
 
 		_, errs := Parse("w.yaml", []byte(text))
 
-		var all []string
-		for _, e := range errs {
-			all = append(all, e.Error())
-		}
-
-		if !strings.Contains(strings.Join(all, "\n"), tc.want) {
-			t.Errorf("%s -> %s: errors %q, want %q", tc.old, tc.new, all, tc.want)
+		if got := errorText(errs); !strings.Contains(got, tc.want) {
+			t.Errorf("%s -> %s: errors %q, want %q", tc.old, tc.new, got, tc.want)
 		}
 	}
 }

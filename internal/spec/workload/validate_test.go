@@ -162,6 +162,17 @@ func TestValidationMessages(t *testing.T) {
 	}
 }
 
+// errorText is errs' messages, one a line: what the tests of the
+// workload's checks look for a message in.
+func errorText(errs []error) string {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+
+	return strings.Join(msgs, "\n")
+}
+
 // wantParseErrors parses yaml as w.yaml and wants it refused with errors
 // that hold each of want, in order; it returns the errors.
 func wantParseErrors(t *testing.T, yaml string, want []string) []error {
@@ -172,12 +183,7 @@ func wantParseErrors(t *testing.T, yaml string, want []string) []error {
 		t.Fatalf("no error for:\n%s", yaml)
 	}
 
-	var got []string
-	for _, err := range errs {
-		got = append(got, err.Error())
-	}
-
-	joined := strings.Join(got, "\n")
+	joined := errorText(errs)
 	pos := 0
 
 	for _, w := range want {
