@@ -316,7 +316,10 @@ func FuzzURI(f *testing.F) {
 		if got != wellFormed && got != malformed {
 			t.Fatalf("URI(%q) = %q, want %q or %q", uri, got, wellFormed, malformed)
 		}
-		if pass != "" && strings.Contains(got, pass) && !strings.Contains(wellFormed, pass) {
+		// A password that is a piece of either skeleton ("/x" of
+		// "mongodb://xxxxx") is found in the result without being leaked:
+		// the result is a skeleton, checked above.
+		if pass != "" && strings.Contains(got, pass) && !strings.Contains(wellFormed, pass) && !strings.Contains(malformed, pass) {
 			t.Fatalf("URI(%q) = %q leaks the password", uri, got)
 		}
 		// Error may legitimately contain the password only where it is a
