@@ -52,6 +52,24 @@ func artifactDir(t *testing.T) string {
 	return t.TempDir()
 }
 
+// screenshot has the headless Chromium draw url into shot in a window of
+// size ("1280,2000") and fails the test when there is no picture or one
+// too small to show anything (a blank page compresses to a few kilobytes).
+func screenshot(t *testing.T, browser, url, shot, size string) {
+	t.Helper()
+
+	chromium(t, browser, "--hide-scrollbars", "--window-size="+size, "--screenshot="+shot, url)
+
+	info, err := os.Stat(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+
+	if info.Size() < 20<<10 {
+		t.Errorf("screenshot is only %d bytes, a blank page?", info.Size())
+	}
+}
+
 // chromium runs a headless Chromium that cannot reach the network: every
 // request goes to a proxy on the discard port, loopback included, and the
 // background services that would call home are off. It returns stdout.
@@ -162,16 +180,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 
 	shot := filepath.Join(dir, "report.png")
-	chromium(t, browser, "--hide-scrollbars", "--window-size=1280,2000", "--screenshot="+shot, url)
-
-	info, err := os.Stat(shot)
-	if err != nil {
-		t.Fatalf("no screenshot: %v", err)
-	}
-
-	if info.Size() < 20<<10 {
-		t.Errorf("screenshot is only %d bytes, a blank page?", info.Size())
-	}
+	screenshot(t, browser, url, shot, "1280,2000")
 
 	t.Logf("report and screenshot in %s", dir)
 }

@@ -3,7 +3,6 @@
 package report
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,16 +58,7 @@ func TestHistoryPageInBrowser(t *testing.T) {
 	}
 
 	shot := filepath.Join(dir, "history.png")
-	chromium(t, browser, "--hide-scrollbars", "--window-size=1200,1600", "--screenshot="+shot, url)
-
-	info, err := os.Stat(shot)
-	if err != nil {
-		t.Fatalf("no screenshot: %v", err)
-	}
-
-	if info.Size() < 20<<10 {
-		t.Errorf("screenshot is only %d bytes, a blank page?", info.Size())
-	}
+	screenshot(t, browser, url, shot, "1200,1600")
 
 	t.Logf("history page and screenshot in %s", dir)
 }
